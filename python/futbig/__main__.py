@@ -1,0 +1,6 @@
+"""``python -m futbig``: see futbig.cli."""
+import sys
+
+from .cli import main
+
+sys.exit(main())

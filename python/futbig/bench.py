@@ -1,0 +1,222 @@
+"""The main job: time futbig's operations over widths and check them against GMP.
+
+``python -m futbig bench`` runs every operation at widths 2^9..2^18 bits for a
+fixed total work per batch (``--total-bits`` bits per operand: small on a CPU,
+the papers' 2^32 on a GPU), checks a sample of each result against gmpy2,
+prints a table and writes JSON and a PNG plot.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import sys
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Callable
+
+import gmpy2
+import numpy as np
+
+from . import _backend
+
+DEFAULT_BITS = [2**k for k in range(9, 19)]
+GPU_TOTAL_BITS = 2**32
+CPU_TOTAL_BITS = 2**23
+
+
+@dataclass
+class Row:
+    """One measured (operation, width) pair."""
+
+    op: str
+    bits: int
+    instances: int
+    us_per_batch: float
+    gb_per_s: float
+    instances_per_s: float
+    gmpy2_instances_per_s: float
+    speedup_vs_gmpy2: float
+    checked: int
+
+
+@dataclass
+class Op:
+    """How to run, check and count one benchmarked operation."""
+
+    name: str
+    run: Callable  # (a, b) -> result arrays (device resident)
+    oracle: Callable  # (x, y, bits) -> expected value(s) as ints
+    to_ints: Callable  # result -> list of ints (or tuples) for the first k instances
+    operands: int  # number of [n][m] arrays read + written, for GB/s
+    half_divisor: bool = False
+
+
+def _ops() -> dict[str, Op]:
+    import futbig as fb
+
+    ctx = _backend.context
+    mask = lambda bits: (1 << bits) - 1
+
+    def fused(entry):
+        return lambda a, b: fb.uint(a.bits).from_device(ctx().call(entry, a.bits, a.device_array, b.device_array), len(a))
+
+    def first(result, k):
+        return result[:k].to_ints()
+
+    return {
+        "add": Op("add", lambda a, b: a + b, lambda x, y, bits: (x + y) & mask(bits), first, 3),
+        "add6": Op("add6", fused("add6"), lambda x, y, bits: (6 * x + 10 * y) & mask(bits), first, 3),
+        "mul": Op("mul", lambda a, b: a * b, lambda x, y, bits: (x * y) & mask(bits), first, 3),
+        "poly": Op("poly", fused("poly"),
+                   lambda x, y, bits: ((x * x + y) * (y * y + y) + x * y) & mask(bits), first, 3),
+        "divmod": Op("divmod", lambda a, b: divmod(a, b), lambda x, y, bits: (x // y, x % y),
+                     lambda r, k: list(zip(r[0][:k].to_ints(), r[1][:k].to_ints())), 4, half_divisor=True),
+    }
+
+
+def _gmpy2_rate(op: str, xs: list, ys: list, bits: int) -> float:
+    """Instances per second of GMP through gmpy2 on one core (a Python loop, as users would)."""
+    x = [gmpy2.mpz(v) for v in xs]
+    y = [gmpy2.mpz(v) for v in ys]
+    m = gmpy2.mpz(1) << bits
+    fns = {
+        "add": lambda: [(p + q) % m for p, q in zip(x, y)],
+        "add6": lambda: [(6 * p + 10 * q) % m for p, q in zip(x, y)],
+        "mul": lambda: [p * q for p, q in zip(x, y)],
+        "poly": lambda: [((p * p + q) * (q * q + q) + p * q) % m for p, q in zip(x, y)],
+        "divmod": lambda: [gmpy2.f_divmod(p, q) for p, q in zip(x, y)],
+    }
+    best = float("inf")
+    for _ in range(3):
+        t0 = time.perf_counter()
+        fns[op]()
+        best = min(best, time.perf_counter() - t0)
+    return len(x) / best
+
+
+def _operands(rng: np.random.Generator, n: int, bits: int, half_divisor: bool):
+    import futbig as fb
+
+    limbs = -(-bits // 64)
+    a = rng.integers(0, 2**64, size=(n, limbs), dtype=np.uint64, endpoint=False)
+    b = rng.integers(0, 2**64, size=(n, limbs), dtype=np.uint64, endpoint=False)
+    if bits % 64:
+        a[:, -1] &= np.uint64((1 << (bits % 64)) - 1)
+        b[:, -1] &= np.uint64((1 << (bits % 64)) - 1)
+    if half_divisor:  # a divisor of about half the width, odd, never zero
+        b[:, max(1, limbs // 2):] = 0
+        b[:, 0] |= np.uint64(1)
+    dtype = fb.uint(bits)
+    return dtype.from_limbs(a), dtype.from_limbs(b)
+
+
+def measure(op: Op, bits: int, total_bits: int, repeat: int, check: int, rng: np.random.Generator) -> Row:
+    """Time ``op`` on one batch of total_bits/bits instances; check a sample against GMP."""
+    ctx = _backend.context()
+    n = max(1, total_bits // bits)
+    a, b = _operands(rng, n, bits, op.half_divisor)
+    result = op.run(a, b)  # warm-up: kernels compiled and memory allocated
+    ctx.sync()
+    k = min(check, n)
+    xs, ys = a[:k].to_ints(), b[:k].to_ints()
+    got = op.to_ints(result, k)
+    want = [op.oracle(x, y, bits) for x, y in zip(xs, ys)]
+    bad = [i for i, (g, w) in enumerate(zip(got, want)) if g != w]
+    if bad:
+        raise AssertionError(f"{op.name} at {bits} bits differs from GMP at instance {bad[0]} ({len(bad)} of {k} wrong)")
+    del result
+    times = []
+    for _ in range(repeat):
+        ctx.sync()
+        t0 = time.perf_counter()
+        result = op.run(a, b)
+        ctx.sync()
+        times.append(time.perf_counter() - t0)
+        del result
+    t = min(times)
+    gmp_rate = _gmpy2_rate(op.name, xs[: min(k, 2000)], ys[: min(k, 2000)], bits)
+    limbs = -(-bits // 64)
+    return Row(op.name, bits, n, t * 1e6, op.operands * n * limbs * 8 / t / 1e9, n / t, gmp_rate, n / t / gmp_rate, k)
+
+
+def _print_table(rows: list[Row], out=sys.stdout) -> None:
+    head = f"{'op':>7} {'bits':>7} {'instances':>10} {'us/batch':>11} {'GB/s':>8} {'inst/s':>10} {'gmpy2 inst/s':>13} {'speed-up':>9}"
+    print(head, file=out)
+    print("-" * len(head), file=out)
+    for r in rows:
+        print(f"{r.op:>7} {r.bits:>7} {r.instances:>10} {r.us_per_batch:>11.1f} {r.gb_per_s:>8.1f} "
+              f"{r.instances_per_s:>10.3g} {r.gmpy2_instances_per_s:>13.3g} {r.speedup_vs_gmpy2:>8.1f}x", file=out)
+
+
+def _plot(rows: list[Row], path: Path, title: str) -> bool:
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("matplotlib is not installed: no plot written (pip install futbig[plot])", file=sys.stderr)
+        return False
+    fig, ax = plt.subplots(figsize=(8, 5))
+    for op in dict.fromkeys(r.op for r in rows):
+        pts = [(r.bits, r.us_per_batch) for r in rows if r.op == op]
+        ax.plot(*zip(*pts), marker="o", label=op)
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xlabel("bits per integer")
+    ax.set_ylabel("microseconds per batch")
+    ax.set_title(title)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return True
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m futbig bench", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--ops", default="add,add6,mul,poly,divmod", help="comma-separated operations")
+    parser.add_argument("--bits", default=",".join(map(str, DEFAULT_BITS)), help="comma-separated widths in bits")
+    parser.add_argument("--total-bits", type=int, default=None,
+                        help=f"bits per operand per batch (default 2^32 on cuda, 2^23 on a CPU)")
+    parser.add_argument("--repeat", type=int, default=5, help="timed runs per row (the minimum is reported)")
+    parser.add_argument("--check", type=int, default=200, help="instances per row checked against GMP")
+    parser.add_argument("--backend", default=None, help="cuda, multicore or c (default: the best built)")
+    parser.add_argument("--out", default="bench/out", help="folder for results.json and results.png")
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args(argv)
+
+    if args.backend:
+        _backend.set_backend(args.backend)
+    backend = _backend.backend()
+    total = args.total_bits or (GPU_TOTAL_BITS if backend == "cuda" else CPU_TOTAL_BITS)
+    ops = _ops()
+    unknown = [o for o in args.ops.split(",") if o not in ops]
+    if unknown:
+        parser.error(f"unknown operations {unknown}; choose from {', '.join(ops)}")
+    widths = [int(b) for b in args.bits.split(",")]
+    if any(b < 1 for b in widths):
+        parser.error("--bits must be positive integers")
+    plan = [(ops[o], b) for o in args.ops.split(",") for b in widths]
+    rng = np.random.default_rng(args.seed)
+    print(f"futbig bench: backend {backend}, {total} bits per operand per batch, {len(plan)} rows", flush=True)
+    rows = []
+    for i, (op, bits) in enumerate(plan, 1):
+        t0 = time.perf_counter()
+        print(f"[{i}/{len(plan)}] {op.name} at {bits} bits ...", end=" ", file=sys.stderr, flush=True)
+        rows.append(measure(op, bits, total, args.repeat, args.check, rng))
+        print(f"{rows[-1].us_per_batch:.1f} us, checked {rows[-1].checked} vs GMP ({time.perf_counter() - t0:.1f} s)",
+              file=sys.stderr, flush=True)
+    _print_table(rows)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    meta = {"backend": backend, "total_bits": total, "repeat": args.repeat, "host": platform.node(),
+            "date": time.strftime("%Y-%m-%d %H:%M:%S")}
+    (out / "results.json").write_text(json.dumps({"meta": meta, "rows": [asdict(r) for r in rows]}, indent=1))
+    plotted = _plot(rows, out / "results.png", f"futbig on {backend}, 2^{total.bit_length() - 1} bits per operand")
+    print(f"wrote {out / 'results.json'}" + (f" and {out / 'results.png'}" if plotted else ""))
+    return 0

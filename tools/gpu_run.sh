@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# One command on the GPU machine: build the CUDA extension from the C that
+# `python3 build.py gpu` generated, run the test suite on cuda, then the
+# benchmark. Logs and results go to $OUT (or ./gpu-out). See docs/gpu.md.
+#
+#   bash tools/gpu_run.sh [tests|bench|all] [pytest or bench args...]
+set -uo pipefail
+cd "$(dirname "$0")/.."
+what=${1:-all}; shift || true
+out=${OUT:-$PWD/gpu-out}; mkdir -p "$out"
+export PYTHONUNBUFFERED=1
+python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
+  --target /tmp/futbig-site .gpu/wheels/*.whl || { echo "wheel install failed"; exit 1; }
+export PYTHONPATH=/tmp/futbig-site:$PWD/python
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$out/device.txt"
+python3 build.py gpu-ext 2>&1 | tail -3 || exit 1
+rc=0
+if [ "$what" = tests ] || [ "$what" = all ]; then
+  FUTBIG_TEST_BACKENDS=cuda python3 -m pytest -q -p no:cacheprovider "$@" 2>&1 | tee "$out/tests.log"
+  rc=${PIPESTATUS[0]}
+fi
+if [ "$what" = bench ] || [ "$what" = all ]; then
+  python3 -m futbig bench --backend cuda --out "$out" "$@" 2>&1 | tee "$out/bench.log"
+  [ "${PIPESTATUS[0]}" = 0 ] || rc=1
+fi
+exit $rc
