@@ -1,0 +1,240 @@
+-- | Multiplication of batches of big integers: the work-balanced classical
+-- *convmul* of thesis sec. 8.1-8.3 with Q = 4 (each thread computes two
+-- pairs of consecutive convolutions, one from each end, then one
+-- carry-propagating addition), and multiplication by one limb (sec. 8.4).
+
+import "limbs"
+import "add"
+
+-- Products of a convolution accumulate as a low sum and a high sum, each
+-- kept as a two-limb number: (low, low overflow, high, high overflow).
+local type acc = (u64, u64, u64, u64)
+
+local def acc_zero : acc = (0, 0, 0, 0)
+
+local def acc_mul ((ll, lc, hl, hc): acc) (x: u64) (y: u64) : acc =
+  let lo = x * y
+  let hi = u64.mul_hi x y
+  let ll = ll + lo
+  let hl = hl + hi
+  in (ll, lc + u64.bool (ll < lo), hl, hc + u64.bool (hl < hi))
+
+-- The value of an accumulator as low, high and carry parts.
+local def acc_parts ((ll, lc, hl, hc): acc) : (u64, u64, u64) =
+  let h = hl + lc
+  in (ll, h, hc + u64.bool (h < hl))
+
+-- Combines convolutions k and k+1, given as (low, high, carry) parts, into
+-- the four limbs of their sum at position k (thesis Listing 10).
+local def combine ((l0, h0, c0): (u64, u64, u64)) ((l1, h1, c1): (u64, u64, u64)) : quad =
+  let h0l1 = h0 + l1
+  let h1c0 = h1 + c0 + u64.bool (h0l1 < h0)
+  in (l0, h0l1, h1c0, c1 + u64.bool (h1c0 < h1))
+
+-- | Pair `p` of the product of two `m`-limb numbers whose limbs are `x i`
+-- and `y j`: convolutions `k = 2p` and `k+1` combined into four limbs at
+-- position `k`.  The product is the sum of all pairs, pair `p` shifted by
+-- `2p` limbs; `p` ranges over `[0, m)` for the full product.  Both
+-- convolutions share the reads of `x` in one loop; since `m` is even,
+-- exactly one of them has one more term.
+def conv_pair (m: i64) (x: i64 -> u64) (y: i64 -> u64) (p: i64) : quad =
+  let k = 2 * p
+  let lower = k + 1 < m
+  let lo = i64.max 0 (k + 2 - m)
+  let (a0, a1) =
+    loop (a0, a1) = (acc_zero, acc_zero) for t < i64.min k (m - 1) + 1 - lo do
+      let i = lo + t
+      let xi = x i
+      in (acc_mul a0 xi (y (k - i)), acc_mul a1 xi (y (k + 1 - i)))
+  let (a0, a1) = if lower then (a0, acc_mul a1 (x (k + 1)) (y 0))
+                 else (acc_mul a0 (x (k + 1 - m)) (y (m - 1)), a1)
+  in combine (acc_parts a0) (acc_parts a1)
+
+-- Adds the pairs `pair p` (p in [0, np)) into quads of the product: the even
+-- pairs do not overlap, nor do the odd ones, so thread `tl` adds
+-- `pair (2 tl)` to the halves of `pair (2 tl - 1)` and `pair (2 tl + 1)`
+-- that overlap its limbs.
+local def pair_operands (np: i64) (pair: i64 -> quad) (tl: i64) : (quad, quad) =
+  let (_, _, q2, q3) = if tl > 0 then pair (2 * tl - 1) else zero_quad
+  let (q0, q1, _, _) = if 2 * tl + 1 < np then pair (2 * tl + 1) else zero_quad
+  in (pair (2 * tl), (q2, q3, q0, q1))
+
+-- | Low halves `x*y mod 2^(64m)` for the `ipb` instances of a block, as `g =
+-- ipb*m/4` quads, where the operands are block-local flat arrays of limbs.
+-- Thread `tl` of an instance computes pairs `tl` and `m/2-1-tl` (equal work
+-- in total), then all threads add the pairs.  `finish` is as in
+-- `add_quads_with`.
+def mul_lo_quads_with 'a [k] (m: i64) (g: i64) (finish: i64 -> quad -> bool -> a)
+                             (xs: [k]u64) (ys: [k]u64) : [g]a =
+  let seg = m / 4
+  let (lows, highs) =
+    tabulate g (\i -> let off = (quot32 i seg) * m
+                      let tl = rem32 i seg
+                      -- Reads are within the instance at `off`.
+                      let x j = #[unsafe] xs[off + j]
+                      let y j = #[unsafe] ys[off + j]
+                      in (conv_pair m x y tl, conv_pair m x y (m/2 - 1 - tl)))
+    |> unzip
+  let operands i =
+    let base = (quot32 i seg) * seg
+    let pair p = #[unsafe] if p < seg then lows[base + p] else highs[base + m/2 - 1 - p]
+    in pair_operands (m/2) pair (rem32 i seg)
+  in add_quads_with g seg carry_none finish (\i -> (operands i).0) (\i -> (operands i).1)
+
+-- | Full products (`2m` limbs, as `2g` quads) for the `ipb` instances of a
+-- block.  Thread `tl < m/4` of an instance computes pairs `tl` and
+-- `m/2-1-tl`, thread `m/4 + s` computes pairs `m/2+s` and `m-1-s`.
+def mul_full_quads [k] (m: i64) (g: i64) (xs: [k]u64) (ys: [k]u64) : [g*2]quad =
+  let seg = m / 2
+  let q = m / 4
+  let (lows, highs) =
+    tabulate (g*2) (\i -> let off = (quot32 i seg) * m
+                          let tl = rem32 i seg
+                          let x j = #[unsafe] xs[off + j]
+                          let y j = #[unsafe] ys[off + j]
+                          let (pa, pb) = if tl < q then (tl, m/2 - 1 - tl)
+                                         else (m/2 + tl - q, m - 1 - (tl - q))
+                          in (conv_pair m x y pa, conv_pair m x y pb))
+    |> unzip
+  let operands i =
+    let base = (quot32 i seg) * seg
+    let pair p = #[unsafe]
+                 if p < q then lows[base + p]
+                 else if p < m/2 then highs[base + m/2 - 1 - p]
+                 else if p < 3*q then lows[base + q + p - m/2]
+                 else highs[base + q + m - 1 - p]
+    in pair_operands m pair (rem32 i seg)
+  in add_quads_with (g*2) seg carry_none (\_ w _ -> w)
+                    (\i -> (operands i).0) (\i -> (operands i).1)
+
+-- | Convolution `k` of two numbers as (low, high, carry) parts.
+local def conv_row [m] (xs: [m]u64) (ys: [m]u64) (k: i64) : (u64, u64, u64) =
+  let lo = i64.max 0 (k - m + 1)
+  in acc_parts (loop a = acc_zero for t < i64.min k (m - 1) + 1 - lo do
+                  acc_mul a xs[lo + t] ys[k - lo - t])
+
+-- | Low `mo` limbs of `x*y` for one instance with flat parallelism (any
+-- width): convolutions, then two additions (thesis Fig. 7).
+def mul_row [m] (mo: i64) (xs: [m]u64) (ys: [m]u64) : [mo]u64 =
+  let (ls, hs, cs) = tabulate mo (conv_row xs ys) |> unzip3
+  let shift d (zs: [mo]u64) = tabulate mo (\i -> if i >= d then zs[i - d] else 0)
+  let (s, _) = add_row carry_none ls (shift 1 hs)
+  in (add_row carry_none s (shift 2 cs)).0
+
+local def mul_lo_blocks [n][m] (bits: i64) (a: [n][m]u64) (b: [n][m]u64) : [n][m]u64 =
+  let ipb = instances_per_block 128 m
+  let g = ipb * (m / 4)
+  let af = opaque (flatten a)
+  let bf = opaque (flatten b)
+  let ws =
+    #[incremental_flattening(only_intra)]
+    map (\blk -> let off = blk * (ipb * m)
+                 let xs = load_limbs af off g
+                 let ys = load_limbs bf off g
+                 let mask i (w0, w1, w2, w3) _ =
+                   let l = rem32 (4 * i) m
+                   in ( mask_limb bits l w0, mask_limb bits (l+1) w1
+                      , mask_limb bits (l+2) w2, mask_limb bits (l+3) w3 )
+                 in store_quads (mul_lo_quads_with m g mask xs ys) :> [ipb*m]u64)
+        (iota (num_blocks n ipb))
+  in flatten ws |> take (n*m) |> unflatten
+
+local def mul_full_blocks [n][m] (a: [n][m]u64) (b: [n][m]u64) : [n][m*2]u64 =
+  let ipb = instances_per_block 128 (m*2)
+  let g = ipb * (m / 4)
+  let af = opaque (flatten a)
+  let bf = opaque (flatten b)
+  let ws =
+    #[incremental_flattening(only_intra)]
+    map (\blk -> let off = blk * (ipb * m)
+                 let xs = load_limbs af off g
+                 let ys = load_limbs bf off g
+                 in store_quads (mul_full_quads m g xs ys) :> [ipb*(m*2)]u64)
+        (iota (num_blocks n ipb))
+  in flatten ws |> take (n*(m*2)) |> unflatten
+
+-- | `a*b mod 2^bits`.
+def mul_lo [n][m] (bits: i64) (a: [n][m]u64) (b: [n][m]u64) : [n][m]u64 =
+  if m <= max_block_limbs then mul_lo_blocks bits a b
+  else map2 (\x y -> mask_row bits (mul_row m x y)) a b
+
+-- | The exact products, `2m` limbs.
+def mul_full [n][m] (a: [n][m]u64) (b: [n][m]u64) : [n][m*2]u64 =
+  if m*2 <= max_block_limbs then mul_full_blocks a b
+  else map2 (mul_row (m*2)) a b
+
+-- | `a*a mod 2^bits`.
+def sqr_lo [n][m] (bits: i64) (a: [n][m]u64) : [n][m]u64 = mul_lo bits a a
+
+-- | The exact squares, `2m` limbs.
+def sqr_full [n][m] (a: [n][m]u64) : [n][m*2]u64 = mul_full a a
+
+-- | Product by one limb of thread `i`'s quad of a block-local `xs` (`seg`
+-- threads per instance): the low parts plus the high parts shifted up one
+-- limb (thesis Fig. 9).
+local def mul_limb_operands [k] (seg: i64) (xs: [k]u64) (d: i64 -> u64) (i: i64) : (quad, quad) =
+  let di = d (quot32 i seg)
+  let (x0, x1, x2, x3) = quad_at xs i
+  let prev = if rem32 i seg == 0 then 0 else #[unsafe] u64.mul_hi xs[4*i - 1] di
+  in ( (x0 * di, x1 * di, x2 * di, x3 * di)
+     , (prev, u64.mul_hi x0 di, u64.mul_hi x1 di, u64.mul_hi x2 di) )
+
+-- | `floor(w / 2^bits)` where `w` has limbs `limb j`, `j <= m`, and is
+-- below `2^(bits+64)`.
+local def high_limb (bits: i64) (limb: i64 -> u64) : u64 =
+  let t = bits / 64
+  let r = u64.i64 (bits % 64)
+  in if r == 0 then limb t else (limb t >> r) | (limb (t + 1) << (64 - r))
+
+-- The share of limb `j` (value `v`) in `high_limb bits`.
+local def high_part (bits: i64) (j: i64) (v: u64) : u64 =
+  let t = bits / 64
+  let r = u64.i64 (bits % 64)
+  in if j == t then v >> r
+     else if j == t + 1 && r != 0 then v << (64 - r)
+     else 0
+
+local def mul_limb_blocks [n][m] (bits: i64) (a: [n][m]u64) (d: [n]u64) : ([n][m]u64, [n]u64) =
+  let ipb = instances_per_block 256 m
+  let seg = m / 4
+  let g = ipb * seg
+  let af = opaque (flatten a)
+  -- Threads (within an instance) holding limbs bits/64 and bits/64+1.
+  let owner j = i64.min j (m - 1) / 4
+  let (t0, t1) = (owner (bits / 64), owner (bits / 64 + 1))
+  let (ws, hs) =
+    #[incremental_flattening(only_intra)]
+    map (\blk ->
+           let off = blk * (ipb * m)
+           let xs = load_limbs af off g
+           let dq s = let inst = blk * ipb + s in if inst < n then #[unsafe] d[inst] else 0
+           let ops i = mul_limb_operands seg xs dq i
+           -- Masks the quad and yields its share of the high limb; the
+           -- instance's last thread also holds the top limb (index m).
+           let finish i w cout =
+             let l = rem32 (4 * i) m
+             let top () = #[unsafe] u64.mul_hi xs[4*i + 3] (dq (quot32 i seg)) + u64.bool cout
+             let share = high_part bits l w.0 | high_part bits (l+1) w.1
+                         | high_part bits (l+2) w.2 | high_part bits (l+3) w.3
+                         | (if l + 4 == m then high_part bits m (top ()) else 0)
+             in (( mask_limb bits l w.0, mask_limb bits (l+1) w.1
+                 , mask_limb bits (l+2) w.2, mask_limb bits (l+3) w.3 ), share)
+           let (rs, shares) = add_quads_with g seg carry_none finish (\i -> (ops i).0) (\i -> (ops i).1)
+                              |> unzip
+           in (store_quads rs :> [ipb*m]u64,
+               tabulate ipb (\s -> #[unsafe] shares[s*seg + t0] | shares[s*seg + t1])))
+        (iota (num_blocks n ipb))
+    |> unzip
+  in (flatten ws |> take (n*m) |> unflatten, flatten hs |> take n)
+
+local def mul_limb_row [m] (bits: i64) (xs: [m]u64) (d: u64) : ([m]u64, u64) =
+  let los = map (* d) xs
+  let his = map (u64.mul_hi d) xs
+  let (ws, cout) = add_row carry_none los (tabulate m (\i -> if i == 0 then 0 else his[i-1]))
+  let top = last his + u64.bool cout
+  in (mask_row bits ws, high_limb bits (\j -> if j < m then ws[j] else top))
+
+-- | `(a*d mod 2^bits, floor(a*d / 2^bits))`.
+def mul_limb [n][m] (bits: i64) (a: [n][m]u64) (d: [n]u64) : ([n][m]u64, [n]u64) =
+  if m <= max_block_limbs then mul_limb_blocks bits a d
+  else unzip (map2 (mul_limb_row bits) a d)

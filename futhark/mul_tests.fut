@@ -1,0 +1,72 @@
+-- Tests of mul.fut against the sequential references of testing.fut.
+
+import "limbs"
+import "mul"
+import "testing"
+
+-- Hand-checkable: (2^64-1)^2 = 2^128 - 2^65 + 1, and 3*5.
+-- ==
+-- entry: test_mul_full_small
+-- input { [[18446744073709551615u64, 0u64, 0u64, 0u64], [3u64, 0u64, 0u64, 0u64]]
+--         [[18446744073709551615u64, 0u64, 0u64, 0u64], [5u64, 0u64, 0u64, 0u64]] }
+-- output { [[1u64, 18446744073709551614u64, 0u64, 0u64, 0u64, 0u64, 0u64, 0u64],
+--           [15u64, 0u64, 0u64, 0u64, 0u64, 0u64, 0u64, 0u64]] }
+entry test_mul_full_small [n][m] (a: [n][m]u64) (b: [n][m]u64) = mul_full a b
+
+-- ==
+-- entry: test_mul_limb_small
+-- input { 72i64 [[18446744073709551615u64, 255u64, 0u64, 0u64]] [256u64] }
+-- output { [[18446744073709551360u64, 255u64, 0u64, 0u64]] [255u64] }
+entry test_mul_limb_small [n][m] (bits: i64) (a: [n][m]u64) (d: [n]u64) = mul_limb bits a d
+
+-- Self-checking: (seed, n, m, bits).
+-- ==
+-- entry: test_mul_lo test_sqr_lo test_mul_full test_sqr_full test_mul_limb
+-- input { 1u64 0i64 4i64 256i64 }     output { true }
+-- input { 2u64 1i64 4i64 1i64 }       output { true }
+-- input { 3u64 3i64 4i64 200i64 }     output { true }
+-- input { 4u64 300i64 4i64 256i64 }   output { true }
+-- input { 5u64 130i64 8i64 512i64 }   output { true }
+-- input { 6u64 130i64 8i64 449i64 }   output { true }
+-- input { 7u64 70i64 12i64 576i64 }   output { true }
+-- input { 8u64 40i64 16i64 1024i64 }  output { true }
+-- input { 9u64 40i64 20i64 1088i64 }  output { true }
+-- input { 10u64 17i64 64i64 4096i64 } output { true }
+-- input { 11u64 17i64 68i64 4160i64 } output { true }
+-- input { 12u64 5i64 256i64 16320i64 } output { true }
+-- input { 13u64 2i64 1000i64 64000i64 } output { true }
+-- input { 14u64 2i64 2052i64 131328i64 } output { true }
+-- input { 15u64 1i64 4100i64 262400i64 } output { true }
+
+entry test_mul_lo (seed: u64) (n: i64) (m: i64) (bits: i64) : bool =
+  let a = gen seed n m bits
+  let b = gen (seed + 100) n m bits
+  let ref = map2 (\x y -> mask_row bits (take m (ref_mul x y))) a b
+  in all_eq (mul_lo bits a b) ref
+
+entry test_sqr_lo (seed: u64) (n: i64) (m: i64) (bits: i64) : bool =
+  let a = gen seed n m bits
+  let ref = map (\x -> mask_row bits (take m (ref_mul x x))) a
+  in all_eq (sqr_lo bits a) ref
+
+entry test_mul_full (seed: u64) (n: i64) (m: i64) (bits: i64) : bool =
+  let a = gen seed n m bits
+  let b = gen (seed + 100) n m bits
+  in all_eq (mul_full a b) (map2 ref_mul a b)
+
+entry test_sqr_full (seed: u64) (n: i64) (m: i64) (bits: i64) : bool =
+  let a = gen seed n m bits
+  in all_eq (sqr_full a) (map2 ref_mul a a)
+
+entry test_mul_limb (seed: u64) (n: i64) (m: i64) (bits: i64) : bool =
+  let a = gen seed n m bits
+  let d = map (\i -> let h = mix (seed * 31 + u64.i64 i)
+                     in if i % 4 == 0 then u64.highest else h) (iota n)
+  let (ws, hs) = mul_limb bits a d
+  let ok = map4 (\x di w h ->
+                   let (lo, top) = ref_mul_limb x di
+                   let full = lo ++ [top, 0]
+                   let ref_h = loop acc = 0u64 for j < 64 do acc | (bit_at full (bits + j) << u64.i64 j)
+                   in and (map2 (==) w (mask_row bits lo)) && h == ref_h)
+                a d ws hs
+  in and ok

@@ -1,0 +1,123 @@
+"""The Futhark entry points (docs/interface.md) against GMP, on every built backend.
+
+These call the compiled entries directly with padded limb arrays; the Python
+API on top of them is tested in test_api*.py.
+"""
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from bigints import GMP, ODD_BITS, WIDTHS_LIMBS, WIDTHS_LIMBS_SMALL, mask, operand_pairs, random_values
+from limbs import from_limbs, storage_limbs, to_limbs
+
+FULL_BITS = [64 * w for w in WIDTHS_LIMBS] + list(ODD_BITS)
+SMALL_BITS = [64 * w for w in WIDTHS_LIMBS_SMALL] + [1, 63, 65, 100, 1000]
+
+
+def pairs_for(rng: random.Random, bits: int, n: int = 100):
+    a, b = operand_pairs(rng, n, bits)
+    m = storage_limbs(bits)
+    return a, b, to_limbs(a, m), to_limbs(b, m)
+
+
+def assert_ints_equal(got: list[int], want: list[int], what: str, a=None, b=None) -> None:
+    assert len(got) == len(want), f"{what}: {len(got)} results for {len(want)} instances"
+    for i, (g, w) in enumerate(zip(got, want)):
+        if g != w:
+            ops = "" if a is None else f" of a={hex(a[i])}" + ("" if b is None else f", b={hex(b[i])}")
+            raise AssertionError(f"{what}: instance {i}{ops}: got {hex(g)}, GMP says {hex(w)}")
+
+
+@pytest.mark.parametrize("bits", FULL_BITS)
+def test_add_sub(ctx, rng, bits):
+    a, b, A, B = pairs_for(rng, bits)
+    s, carry = ctx.call("add", bits, A, B)
+    want = [GMP.add(x, y, bits) for x, y in zip(a, b)]
+    assert_ints_equal(from_limbs(ctx.to_host(s)), [w[0] for w in want], "add", a, b)
+    assert ctx.to_host(carry).tolist() == [int(w[1]) for w in want]
+    d, borrow = ctx.call("sub", bits, A, B)
+    want = [GMP.sub(x, y, bits) for x, y in zip(a, b)]
+    assert_ints_equal(from_limbs(ctx.to_host(d)), [w[0] for w in want], "sub", a, b)
+    assert ctx.to_host(borrow).tolist() == [int(w[1]) for w in want]
+
+
+@pytest.mark.parametrize("bits", FULL_BITS)
+def test_neg_not_cmp_bitwise(ctx, rng, bits):
+    a, b, A, B = pairs_for(rng, bits, n=50)
+    m = mask(bits)
+    host = lambda x: from_limbs(ctx.to_host(x))
+    assert_ints_equal(host(ctx.call("neg", bits, A)), [(-x) & m for x in a], "neg", a)
+    assert_ints_equal(host(ctx.call("bit_not", bits, A)), [x ^ m for x in a], "bit_not", a)
+    assert_ints_equal(host(ctx.call("bit_and", A, B)), [x & y for x, y in zip(a, b)], "bit_and", a, b)
+    assert_ints_equal(host(ctx.call("bit_or", A, B)), [x | y for x, y in zip(a, b)], "bit_or", a, b)
+    assert_ints_equal(host(ctx.call("bit_xor", A, B)), [x ^ y for x, y in zip(a, b)], "bit_xor", a, b)
+    want_cmp = [(x > y) - (x < y) for x, y in zip(a, b)]
+    assert ctx.to_host(ctx.call("cmp", A, B)).tolist() == want_cmp
+
+
+@pytest.mark.parametrize("bits", [64, 65, 100, 256, 1000, 64 * 65, 64 * 1024])
+def test_shifts(ctx, rng, bits):
+    a = random_values(rng, 40, bits)
+    A = to_limbs(a, storage_limbs(bits))
+    m = mask(bits)
+    host = lambda x: from_limbs(ctx.to_host(x))
+    for k in sorted({0, 1, 63, 64, 65, bits // 3, bits - 1, bits, bits + 5}):
+        assert_ints_equal(host(ctx.call("shl", bits, k, A)), [(x << k) & m for x in a], f"shl {k}", a)
+        assert_ints_equal(host(ctx.call("shr", k, A)), [x >> k for x in a], f"shr {k}", a)
+    ks = [rng.randrange(bits + 70) for _ in a]
+    K = np.array(ks, dtype=np.int64)
+    assert_ints_equal(host(ctx.call("shl_each", bits, K, A)), [(x << k) & m for x, k in zip(a, ks)], "shl_each", a)
+    assert_ints_equal(host(ctx.call("shr_each", K, A)), [x >> k for x, k in zip(a, ks)], "shr_each", a)
+
+
+@pytest.mark.parametrize("bits", SMALL_BITS + [64 * 1024, 64 * 4096])
+def test_mul(ctx, rng, bits):
+    n = 100 if bits <= 64 * 256 else 4
+    a, b, A, B = pairs_for(rng, bits, n)
+    if bits > 64 * 1024:  # keep the quadratic oracle and kernel work small on a CPU
+        a, b, A, B = a[:12], b[:12], A[:12], B[:12]
+    host = lambda x: from_limbs(ctx.to_host(x))
+    assert_ints_equal(host(ctx.call("mul_lo", bits, A, B)), [GMP.mul_lo(x, y, bits) for x, y in zip(a, b)], "mul_lo", a, b)
+    full = ctx.call("mul_full", A, B)
+    assert ctx.shape(full) == (len(a), 2 * A.shape[1])
+    assert_ints_equal(host(full), [GMP.mul_full(x, y) for x, y in zip(a, b)], "mul_full", a, b)
+    assert_ints_equal(host(ctx.call("sqr_lo", bits, A)), [GMP.mul_lo(x, x, bits) for x in a], "sqr_lo", a)
+    assert_ints_equal(host(ctx.call("sqr_full", A)), [x * x for x in a], "sqr_full", a)
+
+
+@pytest.mark.parametrize("bits", SMALL_BITS + [64 * 1024])
+def test_mul_limb(ctx, rng, bits):
+    a = random_values(rng, 60, bits) + [mask(bits), 0, 1]
+    d = [rng.getrandbits(64) for _ in a[:-3]] + [2**64 - 1, 2**64 - 1, 0]
+    A = to_limbs(a, storage_limbs(bits))
+    lo, hi = ctx.call("mul_limb", bits, A, np.array(d, dtype=np.uint64))
+    assert_ints_equal(from_limbs(ctx.to_host(lo)), [(x * y) & mask(bits) for x, y in zip(a, d)], "mul_limb low", a, d)
+    assert ctx.to_host(hi).tolist() == [(x * y) >> bits for x, y in zip(a, d)]
+
+
+@pytest.mark.parametrize("bits", [64, 100, 256, 64 * 17, 64 * 64, 64 * 1024])
+def test_fused(ctx, rng, bits):
+    a, b, A, B = pairs_for(rng, bits, 30)
+    m = mask(bits)
+    host = lambda x: from_limbs(ctx.to_host(x))
+    assert_ints_equal(host(ctx.call("add6", bits, A, B)), [(6 * x + 10 * y) & m for x, y in zip(a, b)], "add6", a, b)
+    want = [((x * x + y) * (y * y + y) + x * y) & m for x, y in zip(a, b)]
+    assert_ints_equal(host(ctx.call("poly", bits, A, B)), want, "poly", a, b)
+
+
+@pytest.mark.parametrize("bits", [64, 256 * 64, 5000 * 64])
+def test_large_and_empty_batches(ctx, rng, bits):
+    """n = 0 works; a width beyond one GPU block (5000 limbs) is still exact."""
+    m = storage_limbs(bits)
+    empty = np.zeros((0, m), dtype=np.uint64)
+    s, carry = ctx.call("add", bits, empty, empty)
+    assert ctx.shape(s) == (0, m) and ctx.to_host(carry).shape == (0,)
+    a, b, A, B = pairs_for(rng, bits, 3)
+    s, _ = ctx.call("add", bits, A, B)
+    assert_ints_equal(from_limbs(ctx.to_host(s)), [GMP.add(x, y, bits)[0] for x, y in zip(a, b)], "add", a, b)
+    k = min(len(a), 4)
+    prod = ctx.call("mul_lo", bits, A[:k], B[:k])
+    assert_ints_equal(from_limbs(ctx.to_host(prod)), [GMP.mul_lo(x, y, bits) for x, y in zip(a[:k], b[:k])], "mul_lo", a, b)
