@@ -1,0 +1,139 @@
+-- | Tests of division (div.fut).  The self-checking entries shape random
+-- limbs into the operand patterns that stress division and verify
+-- a = q*b + r, r < b with an independent sequential multiplication.
+
+import "div"
+
+-- ==
+-- entry: test_divmod
+-- input { [[10u64, 0u64, 0u64, 0u64], [0u64, 0u64, 1u64, 0u64], [7u64, 0u64, 0u64, 0u64], [5u64, 6u64, 7u64, 8u64]]
+--         [[3u64, 0u64, 0u64, 0u64], [1u64, 1u64, 0u64, 0u64], [0u64, 0u64, 0u64, 0u64], [5u64, 6u64, 7u64, 8u64]] }
+-- output { [[3u64, 0u64, 0u64, 0u64], [18446744073709551615u64, 0u64, 0u64, 0u64], [0u64, 0u64, 0u64, 0u64], [1u64, 0u64, 0u64, 0u64]]
+--          [[1u64, 0u64, 0u64, 0u64], [1u64, 0u64, 0u64, 0u64], [0u64, 0u64, 0u64, 0u64], [0u64, 0u64, 0u64, 0u64]]
+--          [0u8, 0u8, 1u8, 0u8] }
+-- input { empty([0][4]u64) empty([0][4]u64) }
+-- output { empty([0][4]u64) empty([0][4]u64) empty([0]u8) }
+
+-- | `divmod` as exported.
+entry test_divmod [n][m] (a: [n][m]u64) (b: [n][m]u64) = divmod a b
+
+-- ==
+-- entry: test_div_limb
+-- input { [[5u64, 0u64, 0u64, 0u64], [0u64, 0u64, 1u64, 0u64], [9u64, 9u64, 9u64, 9u64]] [2u64, 3u64, 0u64] }
+-- output { [[2u64, 0u64, 0u64, 0u64], [6148914691236517205u64, 6148914691236517205u64, 0u64, 0u64], [0u64, 0u64, 0u64, 0u64]]
+--          [1u64, 1u64, 0u64] [0u8, 0u8, 1u8] }
+-- input { empty([0][4]u64) empty([0]u64) }
+-- output { empty([0][4]u64) empty([0]u64) empty([0]u8) }
+
+-- | `div_limb` as exported.
+entry test_div_limb [n][m] (a: [n][m]u64) (d: [n]u64) = div_limb a d
+
+-- | Keep the low `len` limbs of x.
+local def keep [m] (len: i64) (x: [m]u64) : [m]u64 =
+  map2 (\i y -> if i < len then y else 0) (iota m) x
+
+-- | Operand pair number i shaped from random limbs x, y: divisor lengths
+-- from one limb to full width and the patterns b > a, b == a, b == 1,
+-- b a power of B, b of one limb, b of two limbs, a == 0, all-ones
+-- operands, b == 0, and leading limbs 1 and B-1 of b.
+local def shape [m] (i: i64) (x: [m]u64) (y: [m]u64) : ([m]u64, [m]u64) =
+  let la = 1 + (i64.u64 (x[0] >> 1)) % m
+  let lb = 1 + (i64.u64 (y[m - 1] >> 1)) % m
+  let a = keep la x
+  let b = keep lb y
+  let ones len = keep len (replicate m u64.highest)
+  let power = map (\j -> u64.bool (j == lb - 1)) (iota m)
+  in match i % 14
+     case 0 -> (x, b)
+     case 1 -> (keep (lb - 1) x, b)
+     case 2 -> (b, b)
+     case 3 -> (a, map (\j -> u64.bool (j == 0)) (iota m))
+     case 4 -> (x, power)
+     case 5 -> (x, keep 1 y)
+     case 6 -> (a, keep 2 y)
+     case 7 -> (replicate m 0, b)
+     case 8 -> (ones m, ones lb)
+     case 9 -> (a, replicate m 0)
+     case 10 -> (x, map2 (\j z -> if j == lb - 1 then 1 else z) (iota m) b)
+     case 11 -> (ones la, map2 (\j z -> if j == lb - 1 then u64.highest else z) (iota m) b)
+     case 12 -> (x, map2 (\j z -> if j == lb - 1 then 1 else if j == 0 then z else 0) (iota m) b)
+     case _ -> (a, b)
+
+-- | q*b + r in 2m+1 limbs, by sequential schoolbook multiplication.
+local def mul_add [m] (q: [m]u64) (b: [m]u64) (r: [m]u64) : []u64 =
+  let acc = map (\j -> if j < m then r[j] else 0) (iota (2 * m + 1))
+  in loop acc for i < m do
+       let (acc, c) =
+         loop (acc, c) = (acc, 0u64) for j < m do
+           let lo = q[i] * b[j]
+           let hi = u64.mul_hi q[i] b[j]
+           let s = acc[i + j] + lo
+           let s' = s + c
+           in (acc with [i + j] = s', hi + u64.bool (s < lo) + u64.bool (s' < c))
+       let (acc, _) =
+         loop (acc, c) for j in (i + m)..<(2 * m + 1) do
+           let s = acc[j] + c
+           in (acc with [j] = s, u64.bool (s < c))
+       in acc
+
+-- | x < y, limb by limb from the top.
+local def less [m] (x: [m]u64) (y: [m]u64) : bool =
+  let (res, _) = loop (res, decided) = (false, false) for j < m do
+                   let k = m - 1 - j
+                   in if decided || x[k] == y[k] then (res, decided) else (x[k] < y[k], true)
+  in res
+
+-- | Whether a quotient and remainder of divmod are exact for a, b.
+local def valid [m] (a: [m]u64) (b: [m]u64) (q: [m]u64) (r: [m]u64) (zero: u8) : bool =
+  if all (== 0) b
+  then zero == 1 && all (== 0) q && all (== 0) r
+  else zero == 0 && less r b
+       && and (map2 (==) (mul_add q b r) (map (\j -> if j < m then a[j] else 0) (iota (2 * m + 1))))
+
+-- | Whether div_limb is exact on instance i (divisor: limb 0 of the
+-- shaped divisor, and 1, B-1 and powers of two for some instances).
+local def valid_limb [m] (i: i64) (x: [m]u64) (y: [m]u64) : bool =
+  let (a, b) = shape i x y
+  let d = match i % 5 case 0 -> 1 case 1 -> u64.highest case 2 -> 1 << (y[1] % 64) case _ -> b[0]
+  let (qs, rs, zs) = div_limb [a] [d]
+  let (q, r, zero) = (qs[0], rs[0], zs[0])
+  let dd = map (\j -> if j == 0 then d else 0) (iota m)
+  let rr = map (\j -> if j == 0 then r else 0) (iota m)
+  in if d == 0 then zero == 1 && all (== 0) q && r == 0
+     else zero == 0 && r < d
+          && and (map2 (==) (mul_add q dd rr) (map (\j -> if j < m then a[j] else 0) (iota (2 * m + 1))))
+
+-- ==
+-- entry: check_divmod check_div_limb
+-- random input { [700][4]u64 [700][4]u64 }
+-- output { true }
+-- random input { [700][8]u64 [700][8]u64 }
+-- output { true }
+-- random input { [300][12]u64 [300][12]u64 }
+-- output { true }
+-- random input { [300][16]u64 [300][16]u64 }
+-- output { true }
+-- random input { [300][20]u64 [300][20]u64 }
+-- output { true }
+-- random input { [300][64]u64 [300][64]u64 }
+-- output { true }
+-- random input { [200][68]u64 [200][68]u64 }
+-- output { true }
+-- random input { [60][256]u64 [60][256]u64 }
+-- output { true }
+-- random input { [14][1024]u64 [14][1024]u64 }
+-- output { true }
+
+-- | Bound on the correction passes of `divmod_passes` (docs/division.md).
+local def max_passes : i64 = 4
+
+-- | All shaped instances of a random batch divide exactly, within
+-- `max_passes` correction passes.
+entry check_divmod [n][m] (x: [n][m]u64) (y: [n][m]u64) : bool =
+  let (a, b) = unzip (map3 shape (iota n) x y)
+  let (q, r, zero, passes) = divmod_passes a b
+  in passes <= max_passes && and (map5 valid a b q r zero)
+
+-- | All shaped instances of a random batch divide exactly by one limb.
+entry check_div_limb [n][m] (x: [n][m]u64) (y: [n][m]u64) : bool =
+  and (map3 valid_limb (iota n) x y)

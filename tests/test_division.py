@@ -1,0 +1,100 @@
+"""divmod and div_limb entries against GMP: over 100 000 cases per run.
+
+Checks q and r against gmpy2 and the invariants a == q*b + r, r < b; zero
+divisors raise a per-instance flag and leave the other instances exact.
+"""
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from bigints import GMP, mask, random_values, special_values
+from limbs import from_limbs, storage_limbs, to_limbs
+
+# (bits, instances): > 100 000 cases in all, most at the small widths.
+CASES = [(64 * w, 10_000) for w in range(1, 9)] + [(64 * w, 3_000) for w in (16, 17, 64, 65)] + [
+    (100, 3_000), (1000, 1_000), (64 * 256, 400), (64 * 1024, 60)
+]
+
+
+def divisors(rng: random.Random, a: list[int], bits: int) -> list[int]:
+    """Divisors of every length from one limb to the full width, plus the hard ones."""
+    out = []
+    for i, x in enumerate(a):
+        kind = i % 8
+        if kind == 0:
+            out.append(rng.getrandbits(64) | 1)  # one limb
+        elif kind == 1:
+            out.append(rng.getrandbits(rng.randint(1, bits)) or 1)  # any length
+        elif kind == 2:
+            out.append(max(x >> rng.randrange(0, 64), 1))  # close to a
+        elif kind == 3:
+            out.append(x + 1 if x < mask(bits) else x)  # b > a or b == a
+        elif kind == 4:
+            out.append(1 << (64 * rng.randrange(0, (bits + 63) // 64)) if bits > 64 else 1 << rng.randrange(bits))
+        elif kind == 5:
+            out.append((rng.getrandbits(64) << 64 | rng.getrandbits(64)) & mask(bits) or 3)  # leading limb index 1
+        elif kind == 6:
+            out.append(mask(rng.randint(1, bits)))  # all ones
+        else:
+            out.append(rng.getrandbits(bits) or 1)
+    return out
+
+
+def dividend_divisor_batch(rng: random.Random, bits: int, n: int) -> tuple[list[int], list[int]]:
+    a = random_values(rng, n, bits)
+    b = divisors(rng, a, bits)
+    for x in special_values(bits):
+        for y in special_values(bits)[:: max(1, len(special_values(bits)) // 8)]:
+            if y:
+                a.append(x)
+                b.append(y)
+    return a, b
+
+
+@pytest.mark.parametrize("bits,n", CASES)
+def test_divmod(ctx, rng, bits, n):
+    a, b = dividend_divisor_batch(rng, bits, n)
+    m = storage_limbs(bits)
+    q, r, zero = ctx.call("divmod", to_limbs(a, m), to_limbs(b, m))
+    qs, rs = from_limbs(ctx.to_host(q)), from_limbs(ctx.to_host(r))
+    assert not ctx.to_host(zero).any()
+    for i, (x, y) in enumerate(zip(a, b)):
+        if (qs[i], rs[i]) != GMP.divmod(x, y):
+            raise AssertionError(f"divmod instance {i}: a={hex(x)} b={hex(y)}: got q={hex(qs[i])} r={hex(rs[i])}")
+        assert x == qs[i] * y + rs[i] and rs[i] < y
+
+
+@pytest.mark.parametrize("bits,n", [(64, 20_000), (64 * 3, 5_000), (64 * 17, 2_000), (1000, 500), (64 * 1024, 40), (64 * 5000, 4)])
+def test_div_limb(ctx, rng, bits, n):
+    a = random_values(rng, n, bits) + special_values(bits)
+    d = [rng.getrandbits(rng.randint(1, 64)) or 1 for _ in a]
+    d[:4] = [1, 2**64 - 1, 2**63, 3][: len(d)]
+    q, r, zero = ctx.call("div_limb", to_limbs(a, storage_limbs(bits)), np.array(d, dtype=np.uint64))
+    assert not ctx.to_host(zero).any()
+    assert from_limbs(ctx.to_host(q)) == [x // y for x, y in zip(a, d)]
+    assert ctx.to_host(r).tolist() == [x % y for x, y in zip(a, d)]
+
+
+@pytest.mark.parametrize("bits", [64, 64 * 5, 64 * 300])
+def test_division_by_zero_is_flagged_per_instance(ctx, rng, bits):
+    a = random_values(rng, 50, bits)
+    b = [0 if i % 7 == 3 else (rng.getrandbits(bits) or 1) for i in range(len(a))]
+    m = storage_limbs(bits)
+    q, r, zero = ctx.call("divmod", to_limbs(a, m), to_limbs(b, m))
+    assert ctx.to_host(zero).tolist() == [int(y == 0) for y in b]
+    qs, rs = from_limbs(ctx.to_host(q)), from_limbs(ctx.to_host(r))
+    for i, (x, y) in enumerate(zip(a, b)):
+        assert (qs[i], rs[i]) == ((0, 0) if y == 0 else GMP.divmod(x, y)), f"instance {i}"
+    d = np.array([0 if i % 5 == 0 else 7 for i in range(len(a))], dtype=np.uint64)
+    q, r, zero = ctx.call("div_limb", to_limbs(a, m), d)
+    assert ctx.to_host(zero).tolist() == [int(y == 0) for y in d.tolist()]
+    assert from_limbs(ctx.to_host(q)) == [0 if y == 0 else x // int(y) for x, y in zip(a, d.tolist())]
+
+
+def test_divmod_empty_batch(ctx):
+    empty = np.zeros((0, 4), dtype=np.uint64)
+    q, r, zero = ctx.call("divmod", empty, empty)
+    assert ctx.shape(q) == (0, 4) and ctx.to_host(zero).shape == (0,)
