@@ -1,0 +1,106 @@
+-- | The futbig library: every entry point of the Python interface
+-- (docs/interface.md).  This is the one program compiled with
+-- `futhark <backend> --library`; the algorithms live in the modules.
+--
+-- A batch of n numbers of storage width m is `[n][m]u64` (little-endian
+-- limbs, m a multiple of 4); `bits` is the logical width, and outputs are
+-- reduced modulo `2^bits`.  Flags are `u8`.
+
+module Add = import "add"
+module Compare = import "compare"
+module Bitwise = import "bitwise"
+module Shift = import "shift"
+module Mul = import "mul"
+module Fused = import "fused"
+module Layout = import "layout"
+
+-- | `(a + b mod 2^bits, carry)`.
+entry add [n][m] (bits: i64) (a: [n][m]u64) (b: [n][m]u64) : ([n][m]u64, [n]u8) =
+  Add.add bits a b
+
+-- | `(a - b mod 2^bits, borrow)`, borrow = 1 iff a < b.
+entry sub [n][m] (bits: i64) (a: [n][m]u64) (b: [n][m]u64) : ([n][m]u64, [n]u8) =
+  Add.sub bits a b
+
+-- | `-a mod 2^bits`.
+entry neg [n][m] (bits: i64) (a: [n][m]u64) : [n][m]u64 =
+  Add.neg bits a
+
+-- | Sign of `a - b`: -1, 0, 1.
+entry cmp [n][m] (a: [n][m]u64) (b: [n][m]u64) : [n]i8 =
+  Compare.cmp a b
+
+-- | `a & b`.
+entry bit_and [n][m] (a: [n][m]u64) (b: [n][m]u64) : [n][m]u64 = Bitwise.bit_and a b
+
+-- | `a | b`.
+entry bit_or [n][m] (a: [n][m]u64) (b: [n][m]u64) : [n][m]u64 = Bitwise.bit_or a b
+
+-- | `a ^ b`.
+entry bit_xor [n][m] (a: [n][m]u64) (b: [n][m]u64) : [n][m]u64 = Bitwise.bit_xor a b
+
+-- | `2^bits - 1 - a`.
+entry bit_not [n][m] (bits: i64) (a: [n][m]u64) : [n][m]u64 = Bitwise.bit_not bits a
+
+-- | `a << k mod 2^bits`.
+entry shl [n][m] (bits: i64) (k: i64) (a: [n][m]u64) : [n][m]u64 = Shift.shl bits k a
+
+-- | `a >> k`.
+entry shr [n][m] (k: i64) (a: [n][m]u64) : [n][m]u64 = Shift.shr k a
+
+-- | `a << ks[i] mod 2^bits` per instance.
+entry shl_each [n][m] (bits: i64) (ks: [n]i64) (a: [n][m]u64) : [n][m]u64 =
+  Shift.shl_each bits ks a
+
+-- | `a >> ks[i]` per instance.
+entry shr_each [n][m] (ks: [n]i64) (a: [n][m]u64) : [n][m]u64 = Shift.shr_each ks a
+
+-- | `a*b mod 2^bits`.
+entry mul_lo [n][m] (bits: i64) (a: [n][m]u64) (b: [n][m]u64) : [n][m]u64 =
+  Mul.mul_lo bits a b
+
+-- | The exact products, `2m` limbs.
+entry mul_full [n][m] (a: [n][m]u64) (b: [n][m]u64) : [n][m*2]u64 = Mul.mul_full a b
+
+-- | `a*a mod 2^bits`.
+entry sqr_lo [n][m] (bits: i64) (a: [n][m]u64) : [n][m]u64 = Mul.sqr_lo bits a
+
+-- | The exact squares, `2m` limbs.
+entry sqr_full [n][m] (a: [n][m]u64) : [n][m*2]u64 = Mul.sqr_full a
+
+-- | `(a*d mod 2^bits, floor(a*d / 2^bits))`.
+entry mul_limb [n][m] (bits: i64) (a: [n][m]u64) (d: [n]u64) : ([n][m]u64, [n]u64) =
+  Mul.mul_limb bits a d
+
+-- | `6a + 10b mod 2^bits`, six dependent additions in one kernel.
+entry add6 [n][m] (bits: i64) (a: [n][m]u64) (b: [n][m]u64) : [n][m]u64 =
+  Fused.add6 bits a b
+
+-- | `(a*a + b) * (b*b + b) + a*b mod 2^bits` in one kernel.
+entry poly [n][m] (bits: i64) (a: [n][m]u64) (b: [n][m]u64) : [n][m]u64 =
+  Fused.poly bits a b
+
+-- | Instances `idx` of `xs` (indexing, slicing, masks, broadcasting).
+entry gather [n][m][k] (xs: [n][m]u64) (idx: [k]i64) : [k][m]u64 = Layout.gather xs idx
+
+-- | `xs` followed by `ys`.
+entry concat [n][k][m] (xs: [n][m]u64) (ys: [k][m]u64) : [][m]u64 = Layout.concat xs ys
+
+-- | The same values at storage width `m2`, reduced modulo `2^bits`.
+entry resize [n][m] (bits: i64) (m2: i64) (xs: [n][m]u64) : [n][m2]u64 = Layout.resize bits m2 xs
+
+-- Division
+-- (owned by the division engineer: the `divmod` and `div_limb` entries,
+-- from futhark/div.fut, go below this line.)
+
+module Div = import "div"
+
+-- | `(a quot b, a rem b, zero)`; zero = 1 where b = 0, and then the
+-- quotient and remainder are 0.
+entry divmod [n][m] (a: [n][m]u64) (b: [n][m]u64) : ([n][m]u64, [n][m]u64, [n]u8) =
+  Div.divmod a b
+
+-- | `(a quot d, a rem d, zero)` for one-limb divisors; zero = 1 where
+-- d = 0, and then the quotient and remainder are 0.
+entry div_limb [n][m] (a: [n][m]u64) (d: [n]u64) : ([n][m]u64, [n]u64, [n]u8) =
+  Div.div_limb a d
