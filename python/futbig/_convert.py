@@ -1,0 +1,254 @@
+"""Fast conversions between Python integers and rows of u64 limbs.
+
+A batch of ``n`` non-negative integers is stored as an ``(n, m)`` C-ordered
+``uint64`` array, limb 0 the least significant. These functions work on the
+host only; :mod:`futbig.array` moves the arrays to and from the device.
+
+Speed matters here: converting is the only per-element Python work a user
+pays for. CPython's ``int.to_bytes`` / ``int.from_bytes`` are the fastest
+per-integer primitives (gmpy2 and ``marshal`` measured slower), so the hot
+loops are ``map`` calls over them, run in chunks that stay in cache: one
+``b"".join`` per chunk written into the preallocated result, and
+``struct.iter_unpack`` to cut a chunk of rows into ``bytes`` without a
+Python-level loop.
+
+>>> limbs = ints_to_limbs([1, 2**64 + 5], bits=128, m=4)
+>>> limbs.tolist()
+[[1, 0, 0, 0], [5, 1, 0, 0]]
+>>> limbs_to_ints(limbs)
+[1, 18446744073709551621]
+"""
+from __future__ import annotations
+
+import operator
+import struct
+from itertools import repeat
+from typing import Any, Sequence
+
+import numpy as np
+
+__all__ = [
+    "bytes_to_limbs",
+    "check_width",
+    "coerce_ints",
+    "ints_to_limbs",
+    "limb_array_to_limbs",
+    "limbs_to_bytes",
+    "limbs_to_ints",
+    "storage_limbs",
+]
+
+#: Rows converted per chunk: large enough to amortise the per-chunk work,
+#: small enough (about 1 MiB at 4096 bits) to stay in cache.
+_CHUNK = 2048
+
+try:  # gmpy2 is a dependency, but conversions must not need it
+    from gmpy2 import mpz as _mpz
+except ImportError:  # pragma: no cover - gmpy2 is installed with futbig
+    _mpz = None
+
+
+def storage_limbs(bits: int) -> int:
+    """The number of u64 limbs stored per integer of ``bits`` bits: enough
+    limbs, rounded up to a multiple of 4 (the Futhark kernels' contract).
+
+    >>> [storage_limbs(b) for b in (1, 64, 256, 257, 4096)]
+    [4, 4, 4, 8, 64]
+    """
+    return max(4, -(-bits // 256) * 4)
+
+
+def _describe(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def coerce_ints(values: Sequence[Any], bits: int) -> list[int]:
+    """``values`` as plain Python ints, each checked to be an integer in ``[0, 2**bits)``.
+
+    Anything with ``__index__`` (``int``, ``bool``, gmpy2 ``mpz``, numpy
+    integers) is accepted. The first bad element raises: ``TypeError`` for a
+    non-integer, ``ValueError`` for a negative value, ``OverflowError`` for
+    one that needs more than ``bits`` bits; the message gives its index.
+
+    >>> coerce_ints([1, 2.5], 64)
+    Traceback (most recent call last):
+    ...
+    TypeError: element 1 is 2.5 (float), not an integer; futbig arrays hold integers only
+    """
+    out = []
+    for i, x in enumerate(values):
+        try:
+            v = operator.index(x)
+        except TypeError:
+            raise TypeError(
+                f"element {i} is {_describe(x)} ({type(x).__name__}), not an integer; futbig arrays hold integers only"
+            ) from None
+        if v < 0:
+            raise ValueError(f"element {i} is negative ({_describe(v)}); an unsigned uint({bits}) holds 0 <= x < 2**{bits}")
+        if v.bit_length() > bits:
+            raise OverflowError(
+                f"element {i} needs {v.bit_length()} bits and does not fit in uint({bits}); "
+                f"use a wider dtype or reduce it modulo 2**{bits}"
+            )
+        out.append(v)
+    return out
+
+
+def _row_bytes_encoder(values: Sequence[Any]) -> Any:
+    """The unbound ``to_bytes`` to run over ``values``: gmpy2's for a list of mpz."""
+    if _mpz is not None and len(values) and type(values[0]) is _mpz:
+        return _mpz.to_bytes
+    return int.to_bytes
+
+
+def ints_to_limbs(values: Sequence[Any], bits: int, m: int) -> np.ndarray:
+    """Pack integers into an ``(n, m)`` uint64 array, validating every element.
+
+    ``m`` limbs must hold ``bits`` bits. Raises like :func:`coerce_ints`
+    (naming the first bad element) and never returns a partly filled array.
+
+    >>> ints_to_limbs([2**100], bits=101, m=4).tolist()
+    [[0, 68719476736, 0, 0]]
+    >>> ints_to_limbs([2**101], bits=101, m=4)
+    Traceback (most recent call last):
+    ...
+    OverflowError: element 0 needs 102 bits and does not fit in uint(101); use a wider dtype or reduce it modulo 2**101
+    """
+    if not isinstance(values, (list, tuple)):
+        values = list(values)
+    n = len(values)
+    row_bytes = 8 * m
+    out = np.empty((n, m), dtype=np.uint64)
+    flat = out.reshape(-1).view(np.uint8)
+    to_bytes = _row_bytes_encoder(values)
+    try:
+        for start in range(0, n, _CHUNK):
+            chunk = values[start : start + _CHUNK]
+            k = len(chunk)
+            joined = b"".join(map(to_bytes, chunk, repeat(row_bytes, k), repeat("little", k)))
+            flat[start * row_bytes : (start + k) * row_bytes] = np.frombuffer(joined, dtype=np.uint8)
+    except (TypeError, OverflowError):
+        # A non-integer, a mixed list, a negative or a too-wide value: the slow
+        # path finds and names the culprit, or yields plain ints that convert.
+        return ints_to_limbs(coerce_ints(values, bits), bits, m)
+    check_width(out, bits, lambda i: operator.index(values[i]))
+    return out
+
+
+def check_width(limbs: np.ndarray, bits: int, value_at: Any = None) -> None:
+    """Raise ``OverflowError`` naming the first row of ``limbs`` with a bit set at
+    position ``>= bits``; ``value_at(i)`` (optional) gives row i's value for the message."""
+    m = limbs.shape[1]
+    if bits >= 64 * m or limbs.shape[0] == 0:
+        return
+    top, rem = divmod(bits, 64)
+    bad = np.zeros(limbs.shape[0], dtype=bool)
+    if rem:
+        bad |= (limbs[:, top] >> np.uint64(rem)) != 0
+        top += 1
+    if top < m:
+        bad |= np.any(limbs[:, top:] != 0, axis=1)
+    if bad.any():
+        i = int(np.argmax(bad))
+        value = value_at(i) if value_at is not None else limbs_to_ints(limbs[i : i + 1])[0]
+        raise OverflowError(
+            f"element {i} needs {value.bit_length()} bits and does not fit in uint({bits}); "
+            f"use a wider dtype or reduce it modulo 2**{bits}"
+        )
+
+
+def limbs_to_ints(limbs: np.ndarray) -> list[int]:
+    """The Python ints of the rows of an ``(n, m)`` uint64 array.
+
+    >>> limbs_to_ints(np.array([[0, 1], [7, 0]], dtype=np.uint64))
+    [18446744073709551616, 7]
+    """
+    limbs = np.ascontiguousarray(limbs, dtype="<u8")
+    n, m = limbs.shape
+    if m == 0:
+        return [0] * n
+    rows = struct.Struct(f"{8 * m}s")
+    first = operator.itemgetter(0)
+    out: list[int] = []
+    for start in range(0, n, _CHUNK):
+        chunk = limbs[start : start + _CHUNK]
+        out.extend(map(int.from_bytes, map(first, rows.iter_unpack(chunk)), repeat("little", len(chunk))))
+    return out
+
+
+def limb_array_to_limbs(array: np.ndarray, bits: int, m: int) -> np.ndarray:
+    """An ``(n, k)`` array of uint64 or uint32 limbs (least significant first,
+    any strides or byte order) as a fresh ``(n, m)`` uint64 array; limbs past
+    ``bits`` must be zero.
+
+    >>> limb_array_to_limbs(np.array([[1, 2, 3]], dtype=np.uint32), 96, 4).tolist()
+    [[8589934593, 3, 0, 0]]
+    """
+    if array.ndim != 2:
+        raise ValueError(f"a limb array must be 2-d (n, limbs); got shape {array.shape}")
+    kind = array.dtype
+    if kind.kind != "u" or kind.itemsize not in (4, 8):
+        raise TypeError(
+            f"limb arrays must be uint64 or uint32, not {kind}; "
+            "pass a 1-d array or a list to convert integer values instead"
+        )
+    n, k = array.shape
+    if kind.itemsize == 4:
+        # Pairs of 32-bit limbs become one 64-bit limb (little-endian host).
+        halves = np.zeros((n, k + (k & 1)), dtype="<u4")
+        halves[:, :k] = array
+        array = halves.view("<u8")
+        k = array.shape[1]
+    out = np.zeros((n, m), dtype=np.uint64)
+    kept = min(k, m)
+    out[:, :kept] = array[:, :kept]  # copies from any strides: never misread
+    if k > m:
+        extra = np.any(array[:, m:] != 0, axis=1)
+        if extra.any():
+            i = int(np.argmax(extra))
+            value = limbs_to_ints(np.asarray(array[i : i + 1], dtype=np.uint64))[0]
+            raise OverflowError(
+                f"element {i} needs {value.bit_length()} bits and does not fit in uint({bits}); "
+                f"use a wider dtype or reduce it modulo 2**{bits}"
+            )
+    check_width(out, bits)
+    return out
+
+
+def bytes_to_limbs(data: Any, bits: int, m: int, byteorder: str = "little") -> np.ndarray:
+    """Fixed-size records of ``ceil(bits/8)`` bytes each as an ``(n, m)`` uint64 array.
+
+    >>> bytes_to_limbs(b"\\x01\\x00\\x00\\x02", 16, 4, "big").tolist()
+    [[256, 0, 0, 0], [2, 0, 0, 0]]
+    """
+    if byteorder not in ("little", "big"):
+        raise ValueError(f"byteorder must be 'little' or 'big', not {byteorder!r}")
+    record = -(-bits // 8)
+    raw = np.frombuffer(memoryview(data).cast("B"), dtype=np.uint8)
+    if raw.size % record:
+        raise ValueError(
+            f"{raw.size} bytes is not a whole number of {record}-byte records (uint({bits}) takes {record} bytes each)"
+        )
+    rows = raw.reshape(-1, record)
+    if byteorder == "big":
+        rows = rows[:, ::-1]
+    out = np.zeros((rows.shape[0], m), dtype=np.uint64)
+    out.view(np.uint8)[:, :record] = rows
+    check_width(out, bits)
+    return out
+
+
+def limbs_to_bytes(limbs: np.ndarray, bits: int, byteorder: str = "little") -> bytes:
+    """The inverse of :func:`bytes_to_limbs`: ``ceil(bits/8)`` bytes per row.
+
+    >>> limbs_to_bytes(np.array([[256, 0, 0, 0]], dtype=np.uint64), 16, "big")
+    b'\\x01\\x00'
+    """
+    if byteorder not in ("little", "big"):
+        raise ValueError(f"byteorder must be 'little' or 'big', not {byteorder!r}")
+    record = -(-bits // 8)
+    rows = np.ascontiguousarray(limbs, dtype="<u8").view(np.uint8)[:, :record]
+    if byteorder == "big":
+        rows = rows[:, ::-1]
+    return np.ascontiguousarray(rows).tobytes()
