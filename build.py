@@ -22,6 +22,7 @@ import re
 import shutil
 import subprocess
 import sys
+import sysconfig
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
@@ -151,6 +152,30 @@ def find_futhark() -> Path:
 
 # --------------------------------------------------------------------------
 # Python environment
+
+
+def system_prerequisites() -> None:
+    """gcc, Python's headers and venv: a fresh Debian lacks the last two (python3-dev, python3-venv)."""
+    missing = []
+    if shutil.which("gcc") is None:
+        missing.append("gcc")
+    include = sysconfig.get_paths()["include"]
+    if not (Path(include) / "Python.h").exists():
+        missing.append(f"python{sys.version_info.major}.{sys.version_info.minor}-dev")
+    if sys.prefix == sys.base_prefix and not (VENV / "bin" / "python").exists():
+        try:
+            import ensurepip  # noqa: F401  (Debian ships it in python3-venv)
+        except ImportError:
+            missing.append(f"python{sys.version_info.major}.{sys.version_info.minor}-venv")
+    if not missing:
+        return
+    if os.geteuid() == 0 and shutil.which("apt-get"):
+        log(f"installing Debian packages {', '.join(missing)}")
+        run(["apt-get", "update", "-q"], stdout=subprocess.DEVNULL)
+        run(["apt-get", "install", "-y", "-q", *missing], stdout=subprocess.DEVNULL,
+            env=dict(os.environ, DEBIAN_FRONTEND="noninteractive"))
+    else:
+        raise BuildError(f"missing system packages: {' '.join(missing)}; install them (sudo apt-get install ...) and retry")
 
 
 def venv_python() -> Path:
@@ -284,6 +309,7 @@ def build_backend(futhark: Path, py: Path, backend: str) -> None:
 
 
 def build_all() -> tuple[Path, Path]:
+    system_prerequisites()
     futhark = find_futhark()
     py = venv_python()
     install_package(py)

@@ -29,8 +29,8 @@ __all__ = ["BACKENDS", "BackendError", "Context", "available_backends", "backend
 BACKENDS: tuple[str, ...] = ("cuda", "multicore", "c")
 
 _lock = threading.Lock()
-_context: Context | None = None
-_chosen: str | None = None
+_contexts: dict[str, Context] = {}  # started backends, kept for the process's life
+_current: str | None = None
 
 
 class BackendError(RuntimeError):
@@ -138,11 +138,13 @@ class Context:
         return fn(*args)
 
     def _array_type(self, dtype: np.dtype, rank: int) -> Any:
-        cname = f"struct futhark_{np.dtype(dtype).name}_{rank}d *"
+        dtype = np.dtype(dtype)
+        # Futhark names element types u64, i8, ...; numpy uint64, int8, ...
+        fut_name = ("u" if dtype.kind == "u" else "i") + str(8 * dtype.itemsize)
         try:
-            return self.fut.types[self._ffi.typeof(cname)]
+            return self.fut.types[self._ffi.typeof(f"struct futhark_{fut_name}_{rank}d *")]
         except (KeyError, self._ffi.error):
-            raise BackendError(f"the compiled program has no {rank}-d {np.dtype(dtype).name} arrays") from None
+            raise BackendError(f"the compiled program has no {rank}-d {dtype.name} arrays") from None
 
     def to_device(self, array: np.ndarray) -> Any:
         """Copy a numpy array to the backend (C order is enforced first)."""
@@ -164,14 +166,23 @@ class Context:
         self.fut._errorcheck(self.fut.lib.futhark_context_sync(self.fut.ctx))
 
 
+def _started(name: str) -> Context:
+    """The context of backend ``name``, started on first use (call with _lock held)."""
+    if name not in _contexts:
+        _contexts[name] = Context(name)
+    return _contexts[name]
+
+
 def context() -> Context:
-    """The process's backend context, created on first use."""
-    global _context
-    if _context is None:
+    """The process's current backend context, created on first use."""
+    global _current
+    if _current is None:
         with _lock:
-            if _context is None:
-                _context = Context(_chosen or _default_backend())
-    return _context
+            if _current is None:
+                name = _default_backend()
+                _started(name)
+                _current = name
+    return _contexts[_current]
 
 
 def backend() -> str:
@@ -186,16 +197,16 @@ def backend() -> str:
 def set_backend(name: str) -> None:
     """Use backend ``name`` (``"cuda"``, ``"multicore"`` or ``"c"``) from now on.
 
-    Arrays made on the previous backend cannot be mixed with new ones.
+    Each backend is started once per process and kept, so switching back and
+    forth is cheap; arrays belong to the backend that made them and cannot be
+    mixed with arrays of another.
 
     >>> before = backend()
     >>> set_backend("c"); backend()
     'c'
     >>> set_backend(before)
     """
-    global _context, _chosen
+    global _current
     with _lock:
-        if _context is not None and _context.name == name:
-            return
-        _context = Context(name)
-        _chosen = name
+        _started(name)
+        _current = name
