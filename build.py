@@ -377,7 +377,8 @@ def main(argv: list[str]) -> int:
         p = sub.add_parser(name, help=help_)
         p.add_argument("rest", nargs=argparse.REMAINDER, help="passed on to the job")
         p.set_defaults(fn=fn)
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
+    args.rest = [*extra, *args.rest]  # options such as -q go on to pytest or the benchmark
     try:
         args.fn(args)
     except BuildError as e:
