@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
 import sys
 import time
@@ -141,6 +142,26 @@ def measure(op: Op, bits: int, total_bits: int, repeat: int, check: int, rng: np
     return Row(op.name, bits, n, t * 1e6, op.operands * n * limbs * 8 / t / 1e9, n / t, gmp_rate, n / t / gmp_rate, k)
 
 
+def _device_name(backend: str) -> str:
+    """The GPU's name under cuda (from libcuda), else the CPU model."""
+    if backend == "cuda":
+        import ctypes
+
+        libcuda = ctypes.CDLL("libcuda.so.1")
+        dev, name = ctypes.c_int(), ctypes.create_string_buffer(256)
+        if libcuda.cuInit(0) == 0 and libcuda.cuDeviceGet(ctypes.byref(dev), 0) == 0 \
+                and libcuda.cuDeviceGetName(name, 256, dev) == 0:
+            return name.value.decode()
+        return "unknown CUDA device"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return f"{line.split(':', 1)[1].strip()} ({os.cpu_count()} threads)"
+    except OSError:
+        pass
+    return platform.processor() or "unknown CPU"
+
+
 def _print_table(rows: list[Row], out=sys.stdout) -> None:
     head = f"{'op':>7} {'bits':>7} {'instances':>10} {'us/batch':>11} {'GB/s':>8} {'inst/s':>10} {'gmpy2 inst/s':>13} {'speed-up':>9}"
     print(head, file=out)
@@ -214,7 +235,7 @@ def main(argv: list[str] | None = None) -> int:
     _print_table(rows)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    meta = {"backend": backend, "total_bits": total, "repeat": args.repeat, "host": platform.node(),
+    meta = {"backend": backend, "device": _device_name(backend), "total_bits": total, "repeat": args.repeat, "host": platform.node(),
             "date": time.strftime("%Y-%m-%d %H:%M:%S")}
     (out / "results.json").write_text(json.dumps({"meta": meta, "rows": [asdict(r) for r in rows]}, indent=1))
     plotted = _plot(rows, out / "results.png", f"futbig on {backend}, 2^{total.bit_length() - 1} bits per operand")
