@@ -2,15 +2,14 @@
 --
 -- A big integer is a `[m]u64` array of limbs, limb 0 the least
 -- significant (base B = 2^64).  `divmod` divides a batch as a sequence of
--- batched operations (`mul_lo`, `mul_full`, `add`, `sub`, `cmp` and
--- maps), each a block-level kernel over the whole batch, with the same
--- control flow for every instance: normalisation, Newton iteration for
+-- batched operations over the whole batch (the block-level kernels
+-- `mul_lo`, `mul_full`, `add`, `sub`, and `cmp`, shifts and maps), with
+-- the same control flow for every instance: normalisation, Newton iteration for
 -- the reciprocal of the divisor with precision doubling, the quotient
 -- estimate, and a batched correction loop that makes the result exact.
 -- `div_limb` divides by a single limb with a parallel scan over partial
 -- remainders.  See docs/division.md for the algorithm and the error bounds.
 
-import "limbs"
 import "add"
 import "mul"
 import "shift"
@@ -55,11 +54,17 @@ local def addmod (a: u64) (b: u64) (d: u64) : u64 =
 -- is a scan from the most significant end with the associative
 -- operator on (value mod d, B^length mod d) of digit runs; each quotient
 -- limb is then an independent two-by-one division.
-def div_limb_one [m] (u: [m]u64) (d: u64) : ([m]u64, u64) =
+local def div_limb_one [m] (u: [m]u64) (d: u64) : ([m]u64, u64) =
   let B_mod_d = addmod (u64.highest % d) (1 % d) d
-  let runs = map (\x -> (x % d, B_mod_d)) (reverse u)
-  let join (hv, hp) (lv, lp) = (addmod (mulmod hv lp d) lv d, mulmod hp lp d)
-  let rems = reverse (map (.0) (scan join (0, 1 % d) runs)) -- rems[i] = r_i
+  -- The runs carry d, and the neutral element is (0, 1, 0): an operator
+  -- and neutral element that do not depend on the instance let the
+  -- compiler flatten a batch of these scans into one segmented scan.
+  let runs = map (\x -> (x % d, B_mod_d, d)) (reverse u)
+  let join (hv, hp, hd) (lv, lp, ld) =
+    if hd == 0 then (lv, lp, ld)
+    else if ld == 0 then (hv, hp, hd)
+    else (addmod (mulmod hv lp hd) lv hd, mulmod hp lp hd, hd)
+  let rems = reverse (map (.0) (scan join (0, 1, 0) runs)) -- rems[i] = r_i
   let q = map (\i -> (divlu (if i + 1 < m then rems[i + 1] else 0) u[i] d).0) (iota m)
   in (q, if m == 0 then 0 else rems[0])
 
@@ -166,8 +171,12 @@ def divmod [n][m] (a: [n][m]u64) (b: [n][m]u64) : ([n][m]u64, [n][m]u64, [n]u8) 
   let (q, r, zero, _) = divmod_passes a b in (q, r, zero)
 
 -- | Batched division by one limb: (quotients, remainders, flags d == 0).
+-- For d == 0 the quotient and remainder are 0.
 def div_limb [n][m] (a: [n][m]u64) (d: [n]u64) : ([n][m]u64, [n]u64, [n]u8) =
-  let one (x: [m]u64) (y: u64) : ([m]u64, u64, u8) =
-    if y == 0 then (replicate m 0, 0, 1)
-    else let (q, r) = div_limb_one x y in (q, r, 0)
-  in unzip3 (map2 one a d)
+  -- No branch around `div_limb_one`: the compiler can then also flatten
+  -- the batch into one segmented scan (for widths too large for a block).
+  let zero = map (== 0) d
+  let (q, r) = unzip (map2 (\x y -> div_limb_one x (if y == 0 then 1 else y)) a d)
+  in (map2 (\z row -> map (\x -> if z then 0 else x) row) zero q,
+      map2 (\z x -> if z then 0 else x) zero r,
+      map u8.bool zero)

@@ -125,7 +125,7 @@ local def valid_limb [m] (i: i64) (x: [m]u64) (y: [m]u64) : bool =
 -- output { true }
 
 -- | Bound on the correction passes of `divmod_passes` (docs/division.md).
-local def max_passes : i64 = 4
+local def max_passes : i64 = 3
 
 -- | All shaped instances of a random batch divide exactly, within
 -- `max_passes` correction passes.

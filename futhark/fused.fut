@@ -75,7 +75,7 @@ def add6 [n][m] (bits: i64) (a: [n][m]u64) (b: [n][m]u64) : [n][m]u64 =
                       :> [ipb*m]u64)
           (iota (num_blocks n ipb))
     in flatten ws |> take (n*m) |> unflatten
-  else map2 (add6_row bits) a b
+  else map2 (add6_row bits) a b |> row_major
 
 -- | `(a*a + b) * (b*b + b) + a*b mod 2^bits` on one block of instances.
 local def poly_quads [k] (bits: i64) (m: i64) (g: i64) (xs: [k]u64) (ys: [k]u64) : [g]quad =
@@ -91,18 +91,16 @@ local def poly_quads [k] (bits: i64) (m: i64) (g: i64) (xs: [k]u64) (ys: [k]u64)
   in add_quads_with g seg carry_none (\i w _ -> mask_quad bits m i w)
                     (\i -> p[i]) (\i -> ab[i])
 
-local def poly_row [m] (bits: i64) (a: [m]u64) (b: [m]u64) : [m]u64 =
-  let add x y = (add_row carry_none x y).0
-  let mul x y = mul_row m x y
-  in mask_row bits (add (mul (add (mul a a) b) (add (mul b b) b)) (mul a b))
-
 -- Widest instance for the one-kernel `poly`: its block keeps about 52 limbs
 -- per limb of the block in shared memory (416 bytes per thread), so 256
 -- threads (106 KiB) is the largest power of two that fits.
 local def poly_block_limbs : i64 = 1024
 
 -- | `(a*a + b) * (b*b + b) + a*b mod 2^bits` in one kernel (widths up to
--- `poly_block_limbs`; wider ones by separate flat operations).
+-- `poly_block_limbs`); wider ones as a sequence of batched `mul_lo` and
+-- `add` kernels, each block-level up to `max_block_limbs`.  (A map of
+-- per-row code here was slower and, on CUDA with 2^15 or more instances,
+-- where Futhark picks a one-thread-per-row version, wrong.)
 def poly [n][m] (bits: i64) (a: [n][m]u64) (b: [n][m]u64) : [n][m]u64 =
   if m <= poly_block_limbs then
     let ipb = instances_per_block 128 m
@@ -116,4 +114,6 @@ def poly [n][m] (bits: i64) (a: [n][m]u64) (b: [n][m]u64) : [n][m]u64 =
                       :> [ipb*m]u64)
           (iota (num_blocks n ipb))
     in flatten ws |> take (n*m) |> unflatten
-  else map2 (poly_row bits) a b
+  else let add x y = (add bits x y).0
+       let mul x y = mul_lo bits x y
+       in add (mul (add (mul a a) b) (add (mul b b) b)) (mul a b)

@@ -156,12 +156,12 @@ local def mul_full_blocks [n][m] (a: [n][m]u64) (b: [n][m]u64) : [n][m*2]u64 =
 -- | `a*b mod 2^bits`.
 def mul_lo [n][m] (bits: i64) (a: [n][m]u64) (b: [n][m]u64) : [n][m]u64 =
   if m <= max_block_limbs then mul_lo_blocks bits a b
-  else map2 (\x y -> mask_row bits (mul_row m x y)) a b
+  else map2 (\x y -> mask_row bits (mul_row m x y)) a b |> row_major
 
 -- | The exact products, `2m` limbs.
 def mul_full [n][m] (a: [n][m]u64) (b: [n][m]u64) : [n][m*2]u64 =
   if m*2 <= max_block_limbs then mul_full_blocks a b
-  else map2 (mul_row (m*2)) a b
+  else map2 (mul_row (m*2)) a b |> row_major
 
 -- | `a*a mod 2^bits`.
 def sqr_lo [n][m] (bits: i64) (a: [n][m]u64) : [n][m]u64 = mul_lo bits a a

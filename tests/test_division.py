@@ -98,3 +98,19 @@ def test_divmod_empty_batch(ctx):
     empty = np.zeros((0, 4), dtype=np.uint64)
     q, r, zero = ctx.call("divmod", empty, empty)
     assert ctx.shape(q) == (0, 4) and ctx.to_host(zero).shape == (0,)
+
+
+@pytest.mark.parametrize("bits", [512, 4096])
+def test_divmod_batches_of_many_blocks(ctx, rng, bits):
+    """Over 2^16 instances with divisors of about half the width (the benchmark's shape)."""
+    n = 2**16 + 3
+    a = random_values(rng, n, bits)
+    b = [rng.getrandbits(bits // 2) | 1 for _ in a]
+    m = storage_limbs(bits)
+    q, r, _ = ctx.call("divmod", to_limbs(a, m), to_limbs(b, m))
+    qs, rs = from_limbs(ctx.to_host(q)), from_limbs(ctx.to_host(r))
+    bad = [i for i, (x, y) in enumerate(zip(a, b)) if (qs[i], rs[i]) != (x // y, x % y)]
+    assert not bad, f"{len(bad)} wrong, first at instance {bad[0] if bad else None}"
+    d = np.array([rng.getrandbits(64) | 1 for _ in a], dtype=np.uint64)
+    q, r, _ = ctx.call("div_limb", to_limbs(a, m), d)
+    assert from_limbs(ctx.to_host(q)) == [x // int(y) for x, y in zip(a, d.tolist())]

@@ -98,9 +98,11 @@ def test_mul_limb(ctx, rng, bits):
     assert ctx.to_host(hi).tolist() == [(x * y) >> bits for x, y in zip(a, d)]
 
 
-@pytest.mark.parametrize("bits", [64, 100, 256, 64 * 17, 64 * 64, 64 * 1024])
+@pytest.mark.parametrize("bits", [64, 100, 256, 64 * 17, 64 * 64, 64 * 1024, 64 * 2048])
 def test_fused(ctx, rng, bits):
     a, b, A, B = pairs_for(rng, bits, 30)
+    if bits > 64 * 1024:  # past the one-kernel poly: a sequence of kernels, kept small on a CPU
+        a, b, A, B = a[:12], b[:12], A[:12], B[:12]
     m = mask(bits)
     host = lambda x: from_limbs(ctx.to_host(x))
     assert_ints_equal(host(ctx.call("add6", bits, A, B)), [(6 * x + 10 * y) & m for x, y in zip(a, b)], "add6", a, b)
@@ -121,3 +123,21 @@ def test_large_and_empty_batches(ctx, rng, bits):
     k = min(len(a), 4)
     prod = ctx.call("mul_lo", bits, A[:k], B[:k])
     assert_ints_equal(from_limbs(ctx.to_host(prod)), [GMP.mul_lo(x, y, bits) for x, y in zip(a[:k], b[:k])], "mul_lo", a, b)
+
+
+@pytest.mark.parametrize("bits", [512, 4096])
+def test_batches_of_many_blocks(ctx, rng, bits):
+    """Over 2^16 instances: the GPU runs many blocks (and Futhark may pick other
+    kernel versions past thresholds), so errors far from instance 0 show here."""
+    n = 2**16 + 3
+    m = storage_limbs(bits)
+    a, b = random_values(rng, n, bits), random_values(rng, n, bits)
+    A, B = to_limbs(a, m), to_limbs(b, m)
+    host = lambda x: from_limbs(ctx.to_host(x))
+    s, _ = ctx.call("add", bits, A, B)
+    assert_ints_equal(host(s), [GMP.add(x, y, bits)[0] for x, y in zip(a, b)], "add", a, b)
+    mask_ = mask(bits)
+    assert_ints_equal(host(ctx.call("add6", bits, A, B)), [(6 * x + 10 * y) & mask_ for x, y in zip(a, b)], "add6", a, b)
+    assert_ints_equal(host(ctx.call("mul_lo", bits, A, B)), [GMP.mul_lo(x, y, bits) for x, y in zip(a, b)], "mul_lo", a, b)
+    want = [((x * x + y) * (y * y + y) + x * y) & mask_ for x, y in zip(a, b)]
+    assert_ints_equal(host(ctx.call("poly", bits, A, B)), want, "poly", a, b)
