@@ -51,7 +51,7 @@ class Op:
     oracle: Callable  # (x, y, bits) -> expected value(s) as ints
     pick: Callable  # (result, indices) -> the result at those instances (on the host as ints)
     operands: int  # number of [n][m] arrays read + written, for GB/s
-    half_divisor: bool = False
+    divisor: str = ""  # "half": b of about half the width, odd; "mixed": b of every length
 
 
 def _ops() -> dict[str, Op]:
@@ -73,7 +73,9 @@ def _ops() -> dict[str, Op]:
         "poly": Op("poly", fused("poly"),
                    lambda x, y, bits: ((x * x + y) * (y * y + y) + x * y) & mask(bits), pick, 3),
         "divmod": Op("divmod", lambda a, b: divmod(a, b), lambda x, y, bits: (x // y, x % y),
-                     lambda r, idx: list(zip(r[0][idx].to_ints(), r[1][idx].to_ints())), 4, half_divisor=True),
+                     lambda r, idx: list(zip(r[0][idx].to_ints(), r[1][idx].to_ints())), 4, divisor="half"),
+        "divmod_mixed": Op("divmod_mixed", lambda a, b: divmod(a, b), lambda x, y, bits: (x // y, x % y),
+                           lambda r, idx: list(zip(r[0][idx].to_ints(), r[1][idx].to_ints())), 4, divisor="mixed"),
     }
 
 
@@ -88,6 +90,7 @@ def _gmpy2_rate(op: str, xs: list, ys: list, bits: int) -> float:
         "mul": lambda: [p * q for p, q in zip(x, y)],
         "poly": lambda: [((p * p + q) * (q * q + q) + p * q) % m for p, q in zip(x, y)],
         "divmod": lambda: [gmpy2.f_divmod(p, q) for p, q in zip(x, y)],
+        "divmod_mixed": lambda: [gmpy2.f_divmod(p, q) for p, q in zip(x, y)],
     }
     best = float("inf")
     for _ in range(3):
@@ -97,7 +100,7 @@ def _gmpy2_rate(op: str, xs: list, ys: list, bits: int) -> float:
     return len(x) / best
 
 
-def _operands(rng: np.random.Generator, n: int, bits: int, half_divisor: bool):
+def _operands(rng: np.random.Generator, n: int, bits: int, divisor: str):
     import futbig as fb
 
     limbs = -(-bits // 64)
@@ -106,8 +109,12 @@ def _operands(rng: np.random.Generator, n: int, bits: int, half_divisor: bool):
     if bits % 64:
         a[:, -1] &= np.uint64((1 << (bits % 64)) - 1)
         b[:, -1] &= np.uint64((1 << (bits % 64)) - 1)
-    if half_divisor:  # a divisor of about half the width, odd, never zero
+    if divisor == "half":  # about half the width, odd, never zero
         b[:, max(1, limbs // 2):] = 0
+        b[:, 0] |= np.uint64(1)
+    elif divisor == "mixed":  # every length from one limb to the full width, in one batch
+        lengths = rng.integers(1, limbs + 1, size=n)
+        b[np.arange(limbs)[None, :] >= lengths[:, None]] = 0
         b[:, 0] |= np.uint64(1)
     dtype = fb.uint(bits)
     return dtype.from_limbs(a), dtype.from_limbs(b)
@@ -117,7 +124,7 @@ def measure(op: Op, bits: int, total_bits: int, repeat: int, check: int, rng: np
     """Time ``op`` on one batch of total_bits/bits instances; check a sample against GMP."""
     ctx = _backend.context()
     n = max(1, total_bits // bits)
-    a, b = _operands(rng, n, bits, op.half_divisor)
+    a, b = _operands(rng, n, bits, op.divisor)
     result = op.run(a, b)  # warm-up: kernels compiled and memory allocated
     ctx.sync()
     # Check instances spread over the whole batch: GPU errors can hide far from instance 0.
@@ -166,11 +173,11 @@ def _device_name(backend: str) -> str:
 
 
 def _print_table(rows: list[Row], out=sys.stdout) -> None:
-    head = f"{'op':>7} {'bits':>7} {'instances':>10} {'us/batch':>11} {'GB/s':>8} {'inst/s':>10} {'gmpy2 inst/s':>13} {'speed-up':>9}"
+    head = f"{'op':>12} {'bits':>7} {'instances':>10} {'us/batch':>11} {'GB/s':>8} {'inst/s':>10} {'gmpy2 inst/s':>13} {'speed-up':>9}"
     print(head, file=out)
     print("-" * len(head), file=out)
     for r in rows:
-        print(f"{r.op:>7} {r.bits:>7} {r.instances:>10} {r.us_per_batch:>11.1f} {r.gb_per_s:>8.1f} "
+        print(f"{r.op:>12} {r.bits:>7} {r.instances:>10} {r.us_per_batch:>11.1f} {r.gb_per_s:>8.1f} "
               f"{r.instances_per_s:>10.3g} {r.gmpy2_instances_per_s:>13.3g} {r.speedup_vs_gmpy2:>8.1f}x", file=out)
 
 
@@ -203,7 +210,7 @@ def _plot(rows: list[Row], path: Path, title: str) -> bool:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m futbig bench", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--ops", default="add,add6,mul,poly,divmod", help="comma-separated operations")
+    parser.add_argument("--ops", default="add,add6,mul,poly,divmod,divmod_mixed", help="comma-separated operations")
     parser.add_argument("--bits", default=",".join(map(str, DEFAULT_BITS)), help="comma-separated widths in bits")
     parser.add_argument("--total-bits", type=int, default=None,
                         help=f"bits per operand per batch (default 2^32 on cuda, 2^23 on a CPU)")
