@@ -18,6 +18,7 @@ rc=0
 if [ "$what" = tests ] || [ "$what" = all ]; then
   FUTBIG_TEST_BACKENDS=cuda python3 -m pytest -q -p no:cacheprovider "$@" 2>&1 | tee "$out/tests.log"
   rc=${PIPESTATUS[0]}
+  echo "pytest exit code: $rc" | tee -a "$out/tests.log"
 fi
 if [ "$what" = bench ] || [ "$what" = all ]; then
   python3 -m futbig bench --backend cuda --out "$out" "$@" 2>&1 | tee "$out/bench.log"
