@@ -35,7 +35,6 @@ import numpy as np
 from . import _backend
 from ._convert import (
     bytes_to_limbs,
-    check_width,
     ints_to_limbs,
     limb_array_to_limbs,
     limbs_to_bytes,

@@ -213,7 +213,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--ops", default="add,add6,mul,poly,divmod,divmod_mixed", help="comma-separated operations")
     parser.add_argument("--bits", default=",".join(map(str, DEFAULT_BITS)), help="comma-separated widths in bits")
     parser.add_argument("--total-bits", type=int, default=None,
-                        help=f"bits per operand per batch (default 2^32 on cuda, 2^23 on a CPU)")
+                        help="bits per operand per batch (default 2^32 on cuda, 2^23 on a CPU)")
     parser.add_argument("--repeat", type=int, default=5, help="timed runs per row (the minimum is reported)")
     parser.add_argument("--check", type=int, default=200, help="instances per row checked against GMP")
     parser.add_argument("--backend", default=None, help="cuda, multicore or c (default: the best built)")
