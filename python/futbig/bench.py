@@ -235,6 +235,10 @@ def main(argv: list[str] | None = None) -> int:
     plan = [(ops[o], b) for o in args.ops.split(",") for b in widths]
     rng = np.random.default_rng(args.seed)
     print(f"futbig bench: backend {backend}, {total} bits per operand per batch, {len(plan)} rows", flush=True)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    meta = {"backend": backend, "device": _device_name(backend), "total_bits": total, "repeat": args.repeat,
+            "host": platform.node(), "date": time.strftime("%Y-%m-%d %H:%M:%S")}
     rows = []
     for i, (op, bits) in enumerate(plan, 1):
         t0 = time.perf_counter()
@@ -242,12 +246,9 @@ def main(argv: list[str] | None = None) -> int:
         rows.append(measure(op, bits, total, args.repeat, args.check, rng))
         print(f"{rows[-1].us_per_batch:.1f} us, checked {rows[-1].checked} vs GMP ({time.perf_counter() - t0:.1f} s)",
               file=sys.stderr, flush=True)
+        # Written after every row, so a long run that is cut short keeps what it measured.
+        (out / "results.json").write_text(json.dumps({"meta": meta, "rows": [asdict(r) for r in rows]}, indent=1))
     _print_table(rows)
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    meta = {"backend": backend, "device": _device_name(backend), "total_bits": total, "repeat": args.repeat, "host": platform.node(),
-            "date": time.strftime("%Y-%m-%d %H:%M:%S")}
-    (out / "results.json").write_text(json.dumps({"meta": meta, "rows": [asdict(r) for r in rows]}, indent=1))
     plotted = _plot(rows, out / "results.png", f"futbig on {backend}, 2^{total.bit_length() - 1} bits per operand")
     print(f"wrote {out / 'results.json'}" + (f" and {out / 'results.png'}" if plotted else ""))
     return 0
