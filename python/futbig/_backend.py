@@ -125,10 +125,6 @@ class Context:
         prefix = "futhark_entry_"
         return [fn[len(prefix):] for fn in dir(self.fut.lib) if fn.startswith(prefix)]
 
-    def has_entry(self, entry: str) -> bool:
-        """Whether the compiled program exports ``entry``."""
-        return entry in self._entries
-
     def call(self, entry: str, *args: Any) -> Any:
         """Call entry point ``entry``; returns a device array, a scalar or a tuple of them."""
         try:

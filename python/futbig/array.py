@@ -254,39 +254,19 @@ class uint(BigIntType):
 # Row movement on the device
 
 
-# gather, concat and resize are futbig.fut entries built on futhark/layout.fut.
-# A program built before they were added lacks them; the host-side path keeps
-# such a build correct (at the cost of a round trip) until it is rebuilt.
-
-
 def _gather(ctx: Any, data: Device, idx: np.ndarray) -> Device:
     """Rows ``idx`` (in bounds) of a device array, in order; repeats broadcast a row."""
-    idx = np.ascontiguousarray(idx, dtype=np.int64)
-    if ctx.has_entry("gather"):
-        return ctx.call("gather", data, idx)
-    return ctx.to_device(ctx.to_host(data)[idx])
+    return ctx.call("gather", data, np.ascontiguousarray(idx, dtype=np.int64))
 
 
 def _concat(ctx: Any, first: Device, second: Device) -> Device:
     """The rows of ``first`` followed by those of ``second`` (same storage width)."""
-    if ctx.has_entry("concat"):
-        return ctx.call("concat", first, second)
-    return ctx.to_device(np.concatenate([ctx.to_host(first), ctx.to_host(second)]))
+    return ctx.call("concat", first, second)
 
 
 def _resize(ctx: Any, data: Device, m: int, bits: int) -> Device:
     """Rows zero-extended or truncated to ``m`` limbs and reduced modulo ``2**bits``."""
-    if ctx.has_entry("resize"):
-        return ctx.call("resize", bits, m, data)
-    host = ctx.to_host(data)
-    out = np.zeros((host.shape[0], m), dtype=np.uint64)
-    kept = min(m, host.shape[1])
-    out[:, :kept] = host[:, :kept]
-    top, rem = builtins.divmod(bits, 64)
-    out[:, top + (rem > 0):] = 0
-    if rem:
-        out[:, top] &= np.uint64((1 << rem) - 1)
-    return ctx.to_device(out)
+    return ctx.call("resize", bits, m, data)
 
 
 def _broadcast(x: Array, n: int) -> Array:
