@@ -10,6 +10,7 @@
 -- `div_limb` divides by a single limb with a parallel scan over partial
 -- remainders.  See docs/division.md for the algorithm and the error bounds.
 
+import "limbs"
 import "add"
 import "mul"
 import "shift"
@@ -68,13 +69,6 @@ local def div_limb_one [m] (u: [m]u64) (d: u64) : ([m]u64, u64) =
   let q = map (\i -> (divlu (if i + 1 < m then rems[i + 1] else 0) u[i] d).0) (iota m)
   in (q, if m == 0 then 0 else rems[0])
 
--- | Limbs `lo .. lo+len-1` of every row of `x` as `w` limbs (zero outside
--- the row); `lo < 0` shifts the row up by `-lo` limbs.
-local def window [n][k] (w: i64) (lo: i64) (len: i64) (x: [n][k]u64) : [n][w]u64 =
-  map (\r -> tabulate w (\j -> let i = lo + j
-                               in if j < len && i >= 0 && i < k then #[unsafe] r[i] else 0))
-      x
-
 -- | The least multiple of 4 (the kernels' limbs per thread) >= `l`.
 local def width (l: i64) : i64 = (l + 3) / 4 * 4
 
@@ -108,13 +102,18 @@ local def newton [n][m][k] (v: [n][m]u64) (p: i64) (h: i64) (y: [n][k]u64) : [n]
   -- D = B^(p+h) - P mod B^w, as |D| < B^(p+1) <= B^(w-1).
   let D = (sub (64 * w) (replicate n (tabulate w (\j -> u64.bool (j == p + h)))) P).0
   let dpos = map (\x -> !(negative x)) D
-  let mag = map3 (\pos x z -> if pos then x else z) dpos D (neg (64 * w) D)
+  -- Selections are flat maps over all limbs (only_inner): a map choosing whole
+  -- rows, or reading a row's sign and then its limbs, is otherwise also
+  -- compiled to one thread per row, with transposes around it on the GPU.
+  let mag = #[incremental_flattening(only_inner)]
+            map3 (\pos x z -> map2 (\u v -> if pos then u else v) x z) dpos D (neg (64 * w) D)
   let w2 = width (h + 2)
   -- floor(|D| / B^(h-1)) < B^(l+2), and y < B^(h+1).
   let c = mul_full (window w2 (h - 1) (l + 2) mag) (window w2 0 (h + 1) y)
   -- The correction's magnitude, floor(y*|D| / B^(2h)) < B^(l+1).
   let corr = window w (h + 1) (l + 1) c
-  let signed = map2 (\pos r -> if pos then r else map (\x -> !x) r) dpos corr
+  let signed = #[incremental_flattening(only_inner)]
+               map2 (\pos r -> map (\x -> if pos then x else !x) r) dpos corr
   in (add (64 * w) (window w (-l) (p + 1) y) signed).0
 
 -- | Approximate reciprocals of normalised divisors (B^m/2 <= v < B^m):
@@ -125,50 +124,144 @@ local def reciprocal [n][m] (v: [n][m]u64) : [n][]u64 =
   let y1 = map (\r -> let t = r[m - 1]
                       in [(divlu (u64.highest - t) u64.highest t).0, 1, 0, 0])
                v
-  in (loop (y: [n][]u64, h) = (y1, 1) for t in 1...depth m do
-        let p = precision m t
+  in (loop (y: [n][]u64, h) = (y1, 1) for t < depth m do
+        let p = precision m (t + 1)
         in (newton v p h y, p)).0
 
--- | Batched division with the number of correction passes (the tests
--- check its bound): (quotients, remainders, flags b == 0, passes).
--- For b == 0 the quotient and remainder are 0.
-def divmod_passes [n][m] (a: [n][m]u64) (b: [n][m]u64) : ([n][m]u64, [n][m]u64, [n]u8, i64) =
+-- | Knuth's Algorithm D for one instance, b /= 0: (quotient, remainder).
+-- Sequential: one quotient limb per step, estimated from the two leading
+-- limbs of the normalised divisor and the three leading limbs of the
+-- partial remainder (never more than one too large after the refinement),
+-- then a multiply-subtract and, rarely, an add-back.
+local def schoolbook [m] (a: [m]u64) (b: [m]u64) : ([m]u64, [m]u64) =
+  let top = loop i = m - 1 while i > 0 && b[i] == 0 do i - 1
+  let k = top + 1
+  let s = u64.i32 (u64.clz b[top])
+  -- Limb i of x * 2^s (x of m limbs).
+  let shifted (x: [m]u64) (i: i64) =
+    (if i < m then x[i] << s else 0) | (if s == 0 || i == 0 then 0 else x[i - 1] >> (64 - s))
+  let v = tabulate m (\i -> if i < k then shifted b i else 0)
+  let v1 = v[k - 1]
+  let v0 = if k >= 2 then v[k - 2] else 0
+  let (u, q) =
+    loop (u, q) = (tabulate (m + 1) (shifted a), replicate m 0u64) for t < m - k + 1 do
+      let j = m - k - t
+      let (u2, u1) = (u[j + k], u[j + k - 1])
+      let u0 = if k >= 2 then u[j + k - 2] else 0
+      -- u2 <= v1 (the partial remainder is below v); for u2 == v1 the
+      -- estimate is B-1 with remainder u1 + v1, which may exceed B.
+      let (qh, rh, small) = if u2 >= v1 then (u64.highest, u1 + v1, u1 + v1 >= v1)
+                            else let (qq, rr) = divlu u2 u1 v1 in (qq, rr, true)
+      -- At most two decrements while qh*v0 > rh*B + u0 (rh < B).
+      let (qh, _, _) =
+        loop (qh, rh, small) while small && (let hi = u64.mul_hi qh v0
+                                             in hi > rh || (hi == rh && qh * v0 > u0)) do
+          (qh - 1, rh + v1, rh + v1 >= v1)
+      -- u[j .. j+k] -= qh * v.
+      let (u, c, borrow) =
+        loop (u, c, borrow) = (u, 0u64, 0u64) for i < k do
+          let lo = qh * v[i] + c
+          let hi = u64.mul_hi qh v[i] + u64.bool (lo < c)
+          let x = u[j + i]
+          let d = x - lo
+          in (u with [j + i] = d - borrow, hi, u64.bool (x < lo) + u64.bool (d < borrow))
+      let x = u[j + k]
+      let d = x - c
+      let u = u with [j + k] = d - borrow
+      -- Negative: qh was one too large; add v back (the carry out cancels).
+      let (u, qh) =
+        if x < c || d < borrow
+        then let (u, carry) =
+               loop (u, carry) = (u, 0u64) for i < k do
+                 let s1 = u[j + i] + v[i]
+                 let s2 = s1 + carry
+                 in (u with [j + i] = s2, u64.bool (s1 < v[i]) + u64.bool (s2 < carry))
+             in (u with [j + k] = u[j + k] + carry, qh - 1)
+        else (u, qh)
+      in (u, q with [j] = qh)
+  let r = tabulate m (\i -> if i >= k then 0
+                            else (u[i] >> s) | (if s == 0 then 0 else u[i + 1] << (64 - s)))
+  in (q, r)
+
+-- | Batched division with one instance per thread (Knuth's Algorithm D):
+-- (quotients, remainders, flags b == 0).  Quadratic work per instance,
+-- no passes over the batch: the choice for narrow numbers.
+def divmod_thread [n][m] (a: [n][m]u64) (b: [n][m]u64) : ([n][m]u64, [n][m]u64, [n]u8) =
   let zero = map (all (== 0)) b
-  let b = map2 (\z r -> if z then map (\j -> u64.bool (j == 0)) (iota m) else r) zero b
-  -- Normalise: v = b * 2^s with the top bit of limb m-1 set, s = 64m - bits(b).
+  -- Everything inside an instance is sequential, so that the GPU version
+  -- is one kernel with one thread per instance.
+  let (q, r) = #[sequential_inner]
+               map3 (\z (x: [m]u64) (y: [m]u64) : ([m]u64, [m]u64) ->
+                       if z then (replicate m 0, replicate m 0) else schoolbook x y)
+                    zero a b
+               |> unzip
+  in (q, r, map u8.bool zero)
+
+-- | Batched division through the reciprocal (Newton's iteration), with the
+-- number of correction passes (the tests check its bound): (quotients,
+-- remainders, flags b == 0, passes).  For b == 0 the quotient and
+-- remainder are 0.
+--
+-- The precision P (limbs) is the least that serves every instance of the
+-- batch: P >= every divisor's length k (so that the divisor normalised to P
+-- limbs keeps all its bits) and P >= m - k + 1 (so that the dividend's part
+-- above the divisor's bit length, a1 below, is below B^P/2).  A batch of m
+-- limbs by divisors of about m/2 limbs thus works at about half the width.
+def divmod_passes [n][m] (a: [n][m]u64) (b: [n][m]u64) : ([n][m]u64, [n][m]u64, [n]u8, i64) =
+  -- Bit lengths by segmented reductions (as in `cmp`), 0 for b == 0.
   let bitlen (r: [m]u64) =
     reduce i64.max 0 (map2 (\j x -> if x == 0 then 0 else 64 * (j + 1) - i64.i32 (u64.clz x)) (iota m) r)
-  let lens = map bitlen b
-  let v = shl_each (64 * m) (map (\e -> 64 * m - e) lens) b
-  -- Y ~ B^(2m)/v, clamped into [B^m, 2B^m) (the exact value lies in
-  -- (B^m, 2B^m]), as z = Y - B^m in m limbs.
+  let lens = opaque (#[incremental_flattening(only_inner)] map bitlen b)
+  let zero = map (== 0) lens
+  let b = map2 (\z r -> map2 (\j x -> if z then u64.bool (j == 0) else x) (iota m) r) zero b
+  let lens = map (i64.max 1) lens
+  let limbs = map (\e -> (e + 63) / 64) lens
+  let P = i64.max (reduce i64.max 1 limbs) (m - reduce i64.min m limbs + 1)
+  -- Normalise: v = b * 2^s with the top bit of limb P-1 set, s = 64P - bits(b).
+  let v = shl_each (64 * P) (map (\e -> 64 * P - e) lens) (window P 0 m b)
+  -- Y ~ B^(2P)/v, clamped into [B^P, 2B^P) (the exact value lies in
+  -- (B^P, 2B^P]), as z = Y - B^P in P limbs.
   let y = reciprocal v
-  let z = map (\r -> let top = r[m]
-                     in tabulate m (\j -> if top == 0 then 0 else if top >= 2 then u64.highest else r[j]))
+  let wp = width P
+  let z = map (\r -> let top = r[P]
+                     in tabulate wp (\j -> if top == 0 || j >= P then 0
+                                           else if top >= 2 then u64.highest else r[j]))
               y
-  -- q ~ a*2^s*Y / B^(2m) = a1 + floor(a1*z / B^m) for a1 = floor(a*2^s / B^m).
-  let a1 = shr_each lens a
-  let W = width (m + 2)
-  let q = (add (64 * W) (window W 0 m a1) (window W m m (mul_full a1 z))).0
-  -- r = a - q*b, signed in W limbs, then +-1 steps until 0 <= r < b.
-  let bw = window W 0 m b
-  let r = (sub (64 * W) (window W 0 m a) (mul_lo (64 * W) q bw)).0
-  let nb = neg (64 * W) bw
+  -- q ~ a*2^s*Y / B^(2P) = a1 + floor(a1*z / B^P) for a1 = floor(a*2^s / B^P)
+  -- = a >> bits(b) < B^P/2.
+  let a1 = window wp 0 P (shr_each lens a)
+  let W = width (P + 2)
+  let q = (add (64 * W) (window W 0 P a1) (window W P P (mul_full a1 z))).0
+  -- r = a - q*b, within [-b, 4b) (docs/division.md), signed in Wr limbs,
+  -- then +-1 steps until 0 <= r < b.
+  let Wr = width (reduce i64.max 1 limbs + 1)
+  let bw = window Wr 0 m b
+  let r = (sub (64 * Wr) (window Wr 0 m a) (mul_lo (64 * Wr) (window Wr 0 W q) bw)).0
+  let nb = neg (64 * Wr) bw
   let dirs r = map2 (\x c -> if negative x then -1 else if c >= 0 then 1 else 0i8) r (cmp r bw)
   let (q, r, _, passes) =
     loop (q, r, d, passes) = (q, r, dirs r, 0) while any (!= 0) d do
       -- q += d, r -= d*b.
       let q = (add (64 * W) q (map (\s -> tabulate W (\j -> if s < 0 then u64.highest
                                                            else u64.bool (s > 0 && j == 0))) d)).0
-      let r = (sub (64 * W) r (map3 (\s x y -> if s > 0 then x else if s < 0 then y else replicate W 0) d bw nb)).0
+      let step = #[incremental_flattening(only_inner)]
+                 map3 (\s x y -> map2 (\u v -> if s > 0 then u else if s < 0 then v else 0) x y) d bw nb
+      let r = (sub (64 * Wr) r step).0
       in (q, r, dirs r, passes + 1)
-  let clear z (x: [W]u64) = tabulate m (\j -> if z then 0 else x[j])
+  let clear [w] z (x: [w]u64) = tabulate m (\j -> if z || j >= w then 0 else x[j])
   in (map2 clear zero q, map2 clear zero r, map u8.bool zero, passes)
 
--- | Batched division: (quotients, remainders, flags b == 0).
--- For b == 0 the quotient and remainder are 0.
-def divmod [n][m] (a: [n][m]u64) (b: [n][m]u64) : ([n][m]u64, [n][m]u64, [n]u8) =
+-- | Batched division through the reciprocal: (quotients, remainders,
+-- flags b == 0).
+def divmod_newton [n][m] (a: [n][m]u64) (b: [n][m]u64) : ([n][m]u64, [n][m]u64, [n]u8) =
   let (q, r, zero, _) = divmod_passes a b in (q, r, zero)
+
+-- | Batched division: (quotients, remainders, flags b == 0), with one
+-- instance per thread for widths up to `thread_limbs` limbs, through the
+-- reciprocal above (the best crossover depends on the backend).  For b == 0
+-- the quotient and remainder are 0.
+def divmod [n][m] (thread_limbs: i64) (a: [n][m]u64) (b: [n][m]u64) : ([n][m]u64, [n][m]u64, [n]u8) =
+  if m <= thread_limbs then divmod_thread a b else divmod_newton a b
 
 -- | Batched division by one limb: (quotients, remainders, flags d == 0).
 -- For d == 0 the quotient and remainder are 0.

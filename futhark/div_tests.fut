@@ -5,7 +5,7 @@
 import "div"
 
 -- ==
--- entry: test_divmod
+-- entry: test_divmod_newton test_divmod_thread
 -- input { [[10u64, 0u64, 0u64, 0u64], [0u64, 0u64, 1u64, 0u64], [7u64, 0u64, 0u64, 0u64], [5u64, 6u64, 7u64, 8u64]]
 --         [[3u64, 0u64, 0u64, 0u64], [1u64, 1u64, 0u64, 0u64], [0u64, 0u64, 0u64, 0u64], [5u64, 6u64, 7u64, 8u64]] }
 -- output { [[3u64, 0u64, 0u64, 0u64], [18446744073709551615u64, 0u64, 0u64, 0u64], [0u64, 0u64, 0u64, 0u64], [1u64, 0u64, 0u64, 0u64]]
@@ -14,8 +14,11 @@ import "div"
 -- input { empty([0][4]u64) empty([0][4]u64) }
 -- output { empty([0][4]u64) empty([0][4]u64) empty([0]u8) }
 
--- | `divmod` as exported.
-entry test_divmod [n][m] (a: [n][m]u64) (b: [n][m]u64) = divmod a b
+-- | `divmod` through the reciprocal.
+entry test_divmod_newton [n][m] (a: [n][m]u64) (b: [n][m]u64) = divmod 0 a b
+
+-- | `divmod` with one instance per thread.
+entry test_divmod_thread [n][m] (a: [n][m]u64) (b: [n][m]u64) = divmod m a b
 
 -- ==
 -- entry: test_div_limb
@@ -104,7 +107,7 @@ local def valid_limb [m] (i: i64) (x: [m]u64) (y: [m]u64) : bool =
           && and (map2 (==) (mul_add q dd rr) (map (\j -> if j < m then a[j] else 0) (iota (2 * m + 1))))
 
 -- ==
--- entry: check_divmod check_div_limb
+-- entry: check_divmod check_divmod_thread check_div_limb
 -- random input { [700][4]u64 [700][4]u64 }
 -- output { true }
 -- random input { [700][8]u64 [700][8]u64 }
@@ -124,6 +127,25 @@ local def valid_limb [m] (i: i64) (x: [m]u64) (y: [m]u64) : bool =
 -- random input { [14][1024]u64 [14][1024]u64 }
 -- output { true }
 
+-- ==
+-- entry: check_divmod_narrow
+-- random input { 2i64 [500][4]u64 [500][4]u64 }
+-- output { true }
+-- random input { 4i64 [500][8]u64 [500][8]u64 }
+-- output { true }
+-- random input { 6i64 [300][8]u64 [300][8]u64 }
+-- output { true }
+-- random input { 9i64 [300][16]u64 [300][16]u64 }
+-- output { true }
+-- random input { 17i64 [200][33]u64 [200][33]u64 }
+-- output { true }
+-- random input { 32i64 [200][64]u64 [200][64]u64 }
+-- output { true }
+-- random input { 40i64 [100][68]u64 [100][68]u64 }
+-- output { true }
+-- random input { 128i64 [30][256]u64 [30][256]u64 }
+-- output { true }
+
 -- | Bound on the correction passes of `divmod_passes` (docs/division.md).
 local def max_passes : i64 = 3
 
@@ -131,6 +153,32 @@ local def max_passes : i64 = 3
 -- `max_passes` correction passes.
 entry check_divmod [n][m] (x: [n][m]u64) (y: [n][m]u64) : bool =
   let (a, b) = unzip (map3 shape (iota n) x y)
+  let (q, r, zero, passes) = divmod_passes a b
+  in passes <= max_passes && and (map5 valid a b q r zero)
+
+-- | As `check_divmod`, for the one-instance-per-thread version.
+entry check_divmod_thread [n][m] (x: [n][m]u64) (y: [n][m]u64) : bool =
+  let (a, b) = unzip (map3 shape (iota n) x y)
+  let (q, r, zero) = divmod_thread a b
+  in and (map5 valid a b q r zero)
+
+-- | Divisors of `len` or `len-1` limbs (top limb nonzero) for a whole
+-- batch, so that the reciprocal works below the full width; a few
+-- instances are all-ones, powers of B, zero dividends or below b.
+local def narrow [m] (len: i64) (i: i64) (x: [m]u64) (y: [m]u64) : ([m]u64, [m]u64) =
+  let lb = i64.max 1 (len - i % 2)
+  let b = map2 (\j z -> if j < lb - 1 then z else if j == lb - 1 then z | 1 else 0) (iota m) y
+  in match i % 7
+     case 0 -> (replicate m u64.highest, keep lb (replicate m u64.highest))
+     case 1 -> (x, map (\j -> u64.bool (j == lb - 1)) (iota m))
+     case 2 -> (replicate m 0, b)
+     case 3 -> (keep (lb - 1) x, b)
+     case _ -> (x, b)
+
+-- | Batches whose divisors all have about `len` limbs divide exactly,
+-- within `max_passes` correction passes.
+entry check_divmod_narrow [n][m] (len: i64) (x: [n][m]u64) (y: [n][m]u64) : bool =
+  let (a, b) = unzip (map3 (narrow len) (iota n) x y)
   let (q, r, zero, passes) = divmod_passes a b
   in passes <= max_passes && and (map5 valid a b q r zero)
 

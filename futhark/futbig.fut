@@ -96,9 +96,10 @@ entry resize [n][m] (bits: i64) (m2: i64) (xs: [n][m]u64) : [n][m2]u64 = Layout.
 module Div = import "div"
 
 -- | `(a quot b, a rem b, zero)`; zero = 1 where b = 0, and then the
--- quotient and remainder are 0.
-entry divmod [n][m] (a: [n][m]u64) (b: [n][m]u64) : ([n][m]u64, [n][m]u64, [n]u8) =
-  Div.divmod a b
+-- quotient and remainder are 0.  Widths up to `thread_limbs` limbs are
+-- divided with one instance per thread, wider ones through the reciprocal.
+entry divmod [n][m] (thread_limbs: i64) (a: [n][m]u64) (b: [n][m]u64) : ([n][m]u64, [n][m]u64, [n]u8) =
+  Div.divmod thread_limbs a b
 
 -- | `(a quot d, a rem d, zero)` for one-limb divisors; zero = 1 where
 -- d = 0, and then the quotient and remainder are 0.

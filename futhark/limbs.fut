@@ -90,6 +90,14 @@ def quad_from [k] (xs: [k]u64) (j: i64) : quad =
 def row_major [n][m] (xs: [n][m]u64) : [n][m]u64 =
   flatten xs |> opaque |> unflatten
 
+-- | Limb `lo + j` of every row of `x` as limb `j` of `w` limbs, for
+-- `j < len` (zero elsewhere and outside the row); `lo < 0` shifts the
+-- rows up by `-lo` limbs.
+def window [n][k] (w: i64) (lo: i64) (len: i64) (x: [n][k]u64) : [n][w]u64 =
+  map (\r -> tabulate w (\j -> let i = lo + j
+                               in if j < len && i >= 0 && i < k then #[unsafe] r[i] else 0))
+      x
+
 -- | Flat, naturally ordered limbs of `g` quads.
 def store_quads [g] (ws: [g]quad) : [g*4]u64 =
   flatten (map (\(w0, w1, w2, w3) -> [w0, w1, w2, w3]) ws)

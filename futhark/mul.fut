@@ -187,9 +187,23 @@ def mul_lo [n][m] (bits: i64) (a: [n][m]u64) (b: [n][m]u64) : [n][m]u64 =
   if m <= max_block_limbs then mul_lo_blocks bits a b
   else map2 (\x y -> mask_row bits (mul_row m x y)) a b |> row_major
 
+-- Full products of operands too wide for one block product but within
+-- `max_block_limbs`: from the four block products of their halves (h limbs
+-- each), x*y = xl*yl + (xl*yh + xh*yl)*B^h + xh*yh*B^(2h).  The row path
+-- it replaces takes per-instance flat parallelism over the whole product.
+local def mul_full_halves [n][m] (a: [n][m]u64) (b: [n][m]u64) : [n][m*2]u64 =
+  let h = (m / 2 + 3) / 4 * 4
+  let (al, ah) = (window h 0 h a, window h h (m - h) a)
+  let (bl, bh) = (window h 0 h b, window h h (m - h) b)
+  let (ll, hh) = (mul_full_blocks al bl, mul_full_blocks ah bh)
+  let outer = map2 (\x y -> tabulate (m*2) (\j -> if j < 2*h then x[j] else y[j - 2*h])) ll hh
+  let with_mid mid acc = (add (64 * (m*2)) acc (window (m*2) (-h) (m*2) mid)).0
+  in outer |> with_mid (mul_full_blocks al bh) |> with_mid (mul_full_blocks ah bl)
+
 -- | The exact products, `2m` limbs.
 def mul_full [n][m] (a: [n][m]u64) (b: [n][m]u64) : [n][m*2]u64 =
   if m*2 <= max_block_limbs then mul_full_blocks a b
+  else if m <= max_block_limbs then mul_full_halves a b
   else map2 (mul_row (m*2)) a b |> row_major
 
 -- | `a*a mod 2^bits`.

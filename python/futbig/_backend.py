@@ -16,6 +16,7 @@ import ctypes
 import hashlib
 import importlib
 import importlib.util
+import json
 import os
 import threading
 from pathlib import Path
@@ -27,6 +28,12 @@ __all__ = ["BACKENDS", "BackendError", "Context", "available_backends", "backend
 
 #: All backends futbig knows, in order of preference.
 BACKENDS: tuple[str, ...] = ("cuda", "multicore", "c")
+
+# Widest operands (in limbs) that ``divmod`` divides with one instance per
+# thread (long division) rather than through the reciprocal, per backend.
+# On a CPU long division is faster at every width (2-8x on multicore); on
+# the GPU the crossover was measured (docs/division.md).
+THREAD_DIV_LIMBS: dict[str, int] = {"cuda": 128, "multicore": 1 << 62, "c": 1 << 62}
 
 _lock = threading.Lock()
 _contexts: dict[str, Context] = {}  # started backends, kept for the process's life
@@ -114,12 +121,15 @@ class Context:
 
         module = importlib.import_module(_module_name(name))
         self.name = name
+        # FUTBIG_PROFILE=1 makes the backend time every kernel (see kernel_times).
+        self.profiling = os.environ.get("FUTBIG_PROFILE", "") not in ("", "0")
         try:
-            self.fut = Futhark(module, cache_file_path=_cache_file(name, module))
+            self.fut = Futhark(module, profiling=self.profiling, cache_file_path=_cache_file(name, module))
         except ValueError as e:
             raise BackendError(f"backend {name!r} failed to start: {e}") from e
         self._ffi = self.fut.ffi
         self._entries = {e: getattr(self.fut, e) for e in self._entry_names()}
+        self.thread_div_limbs = THREAD_DIV_LIMBS[name]
 
     def _entry_names(self) -> list[str]:
         prefix = "futhark_entry_"
@@ -141,6 +151,24 @@ class Context:
             return self.fut.types[self._ffi.typeof(f"struct futhark_{fut_name}_{rank}d *")]
         except (KeyError, self._ffi.error):
             raise BackendError(f"the compiled program has no {rank}-d {dtype.name} arrays") from None
+
+    def kernel_times(self) -> list[tuple[str, int, float]]:
+        """Time per kernel since the last call, as ``(name, launches, microseconds)``, longest first.
+
+        Only with ``FUTBIG_PROFILE=1`` in the environment when the backend
+        started (otherwise the list is empty): Futhark's profiling report,
+        summed by kernel.
+        """
+        if not self.profiling:
+            return []
+        self.sync()
+        report = self._ffi.string(self.fut.lib.futhark_context_report(self.fut.ctx)).decode()
+        totals: dict[str, list] = {}
+        for event in json.loads(report).get("events", []):
+            entry = totals.setdefault(event["name"], [0, 0.0])
+            entry[0] += 1
+            entry[1] += float(event["duration"])
+        return sorted(((k, n, t) for k, (n, t) in totals.items()), key=lambda e: -e[2])
 
     def to_device(self, array: np.ndarray) -> Any:
         """Copy a numpy array to the backend (C order is enforced first)."""

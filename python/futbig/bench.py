@@ -63,8 +63,18 @@ def _ops() -> dict[str, Op]:
     def fused(entry):
         return lambda a, b: fb.uint(a.bits).from_device(ctx().call(entry, a.bits, a.device_array, b.device_array), len(a))
 
+    def division(thread_limbs):
+        def run(a, b):
+            q, r, _ = ctx().call("divmod", thread_limbs, a.device_array, b.device_array)
+            dtype = fb.uint(a.bits)
+            return dtype.from_device(q, len(a)), dtype.from_device(r, len(a))
+        return run
+
     def pick(result, idx):
         return result[idx].to_ints()
+
+    def pick_pair(result, idx):
+        return list(zip(result[0][idx].to_ints(), result[1][idx].to_ints()))
 
     return {
         "add": Op("add", lambda a, b: a + b, lambda x, y, bits: (x + y) & mask(bits), pick, 3),
@@ -73,9 +83,14 @@ def _ops() -> dict[str, Op]:
         "poly": Op("poly", fused("poly"),
                    lambda x, y, bits: ((x * x + y) * (y * y + y) + x * y) & mask(bits), pick, 3),
         "divmod": Op("divmod", lambda a, b: divmod(a, b), lambda x, y, bits: (x // y, x % y),
-                     lambda r, idx: list(zip(r[0][idx].to_ints(), r[1][idx].to_ints())), 4, divisor="half"),
+                     pick_pair, 4, divisor="half"),
         "divmod_mixed": Op("divmod_mixed", lambda a, b: divmod(a, b), lambda x, y, bits: (x // y, x % y),
-                           lambda r, idx: list(zip(r[0][idx].to_ints(), r[1][idx].to_ints())), 4, divisor="mixed"),
+                           pick_pair, 4, divisor="mixed"),
+        # The two division algorithms that `divmod` chooses between by width.
+        "divmod_thread": Op("divmod_thread", division(1 << 62), lambda x, y, bits: (x // y, x % y),
+                            pick_pair, 4, divisor="half"),
+        "divmod_newton": Op("divmod_newton", division(0), lambda x, y, bits: (x // y, x % y),
+                            pick_pair, 4, divisor="half"),
     }
 
 
@@ -92,6 +107,7 @@ def _gmpy2_rate(op: str, xs: list, ys: list, bits: int) -> float:
         "divmod": lambda: [gmpy2.f_divmod(p, q) for p, q in zip(x, y)],
         "divmod_mixed": lambda: [gmpy2.f_divmod(p, q) for p, q in zip(x, y)],
     }
+    fns["divmod_thread"] = fns["divmod_newton"] = fns["divmod"]
     best = float("inf")
     for _ in range(3):
         t0 = time.perf_counter()
@@ -138,6 +154,7 @@ def measure(op: Op, bits: int, total_bits: int, repeat: int, check: int, rng: np
     if bad:
         raise AssertionError(f"{op.name} at {bits} bits differs from GMP at instance {bad[0]} ({len(bad)} of {k} wrong)")
     del result
+    ctx.kernel_times()  # profiling: only the timed runs count
     times = []
     for _ in range(repeat):
         ctx.sync()
@@ -150,6 +167,15 @@ def measure(op: Op, bits: int, total_bits: int, repeat: int, check: int, rng: np
     gmp_rate = _gmpy2_rate(op.name, xs[: min(k, 2000)], ys[: min(k, 2000)], bits)
     limbs = -(-bits // 64)
     return Row(op.name, bits, n, t * 1e6, op.operands * n * limbs * 8 / t / 1e9, n / t, gmp_rate, n / t / gmp_rate, k)
+
+
+def _print_kernel_times(kernels: list[tuple[str, int, float]], repeat: int, top: int = 12) -> None:
+    """The longest-running kernels of one row, per timed run."""
+    total = sum(t for _, _, t in kernels) or 1.0
+    print(f"    {'kernel':<60} {'launches':>8} {'us/run':>10} {'share':>6}", file=sys.stderr)
+    for name, launches, t in kernels[:top]:
+        print(f"    {name[:60]:<60} {launches // repeat:>8} {t / repeat:>10.1f} {100 * t / total:>5.1f}%", file=sys.stderr)
+    print(f"    {'all ' + str(len(kernels)) + ' kernels':<60} {'':>8} {total / repeat:>10.1f}", file=sys.stderr, flush=True)
 
 
 def _device_name(backend: str) -> str:
@@ -219,7 +245,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--backend", default=None, help="cuda, multicore or c (default: the best built)")
     parser.add_argument("--out", default="bench/out", help="folder for results.json and results.png")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--profile", action="store_true",
+                        help="print the time of each kernel per row (restarts nothing: use in a fresh process)")
     args = parser.parse_args(argv)
+    if args.profile:
+        os.environ["FUTBIG_PROFILE"] = "1"
 
     if args.backend:
         _backend.set_backend(args.backend)
@@ -246,6 +276,8 @@ def main(argv: list[str] | None = None) -> int:
         rows.append(measure(op, bits, total, args.repeat, args.check, rng))
         print(f"{rows[-1].us_per_batch:.1f} us, checked {rows[-1].checked} vs GMP ({time.perf_counter() - t0:.1f} s)",
               file=sys.stderr, flush=True)
+        if args.profile:
+            _print_kernel_times(_backend.context().kernel_times(), args.repeat)
         # Written after every row, so a long run that is cut short keeps what it measured.
         (out / "results.json").write_text(json.dumps({"meta": meta, "rows": [asdict(r) for r in rows]}, indent=1))
     _print_table(rows)
