@@ -137,3 +137,39 @@ def test_divmod_divisors_of_one_length(ctx, rng, thread_limbs, bits, n, k):
     qs, rs = from_limbs(ctx.to_host(q)), from_limbs(ctx.to_host(r))
     bad = [i for i, (x, y) in enumerate(zip(a, b)) if (qs[i], rs[i]) != GMP.divmod(x, y)]
     assert not bad, f"{len(bad)} wrong, first at instance {bad[0]}: a={hex(a[bad[0]])} b={hex(b[bad[0]])}"
+
+
+def estimate_breakers(rng: random.Random, bits: int, n: int) -> tuple[list[int], list[int]]:
+    """Operands whose quotient-limb estimates are too large (add-back) or capped (at B^D - 1).
+
+    An estimate from the leading limbs of the partial remainder U and of the
+    divisor v overshoots when v's dropped limbs are all ones and U = Qd*v - 1:
+    the estimate is Qd, the quotient Qd - 1.  Such windows are placed at every
+    limb offset t; the remainder they leave, v - 1, makes the next window's
+    estimate reach the cap.  Divisors keep their top bit set (no shift), or not.
+    """
+    m = storage_limbs(bits)
+    B = 1 << 64
+    a, b = [], []
+    for i in range(n):
+        k = rng.randint(1, max(1, m - 1))
+        top = rng.randint(1, min(3, k))
+        lead = rng.getrandbits(64 * top) | (1 << (64 * top - 1 - (i % 3 == 2) * rng.randrange(63)))
+        v = lead << (64 * (k - top)) | (B ** (k - top) - 1 if i % 4 else 0)
+        qd = rng.randrange(1, B ** rng.choice((1, 2, 4, 8))) if i % 5 else B ** rng.choice((2, 4, 8)) - 1
+        t = rng.randint(0, m)
+        x = ((qd * v - 1) << (64 * t)) | (rng.getrandbits(64 * t) if i % 7 == 0 else 0)
+        a.append(x & mask(64 * m) & mask(bits))
+        b.append(v & mask(bits) or 1)
+    return a, b
+
+
+@pytest.mark.parametrize("bits,n", [(64 * 4, 3_000), (64 * 8, 5_000), (64 * 16, 5_000), (64 * 17, 2_000),
+                                    (64 * 64, 1_000), (1000, 500)])
+def test_divmod_estimates_too_large(ctx, rng, thread_limbs, bits, n):
+    a, b = estimate_breakers(rng, bits, n)
+    m = storage_limbs(bits)
+    q, r, _ = ctx.call("divmod", thread_limbs, to_limbs(a, m), to_limbs(b, m))
+    qs, rs = from_limbs(ctx.to_host(q)), from_limbs(ctx.to_host(r))
+    bad = [i for i, (x, y) in enumerate(zip(a, b)) if (qs[i], rs[i]) != GMP.divmod(x, y)]
+    assert not bad, f"{len(bad)} wrong, first at instance {bad[0]}: a={hex(a[bad[0]])} b={hex(b[bad[0]])}"
