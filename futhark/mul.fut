@@ -1,7 +1,8 @@
 -- | Multiplication of batches of big integers: the work-balanced classical
 -- *convmul* of thesis sec. 8.1-8.3 with Q = 4 (each thread computes two
 -- pairs of consecutive convolutions, one from each end, then one
--- carry-propagating addition), and multiplication by one limb (sec. 8.4).
+-- carry-propagating addition), one instance per thread for small widths,
+-- and multiplication by one limb (sec. 8.4).
 
 import "limbs"
 import "add"
@@ -150,7 +151,99 @@ def mul_row [m] (mo: i64) (xs: [m]u64) (ys: [m]u64) : [mo]u64 =
   let (s, _) = add_row carry_none ls (shift 1 hs)
   in (add_row carry_none s (shift 2 cs)).0
 
-local def mul_lo_blocks [n][m] (bits: i64) (a: [n][m]u64) (b: [n][m]u64) : [n][m]u64 =
+-- One instance per thread, for small widths: each thread computes its
+-- product column by column (product scanning) with the operands and the
+-- result in registers, without convmul's carry scan across threads.  The
+-- widths are compile-time constants (one kernel for each multiple of 4 up
+-- to `max_thread_limbs`): only arrays of constant size stay in registers
+-- (Futhark's private memory), and the loops are `#[unroll]`ed so that
+-- every index into them is a constant.  Each thread reads its operands
+-- straight from global memory (its limbs are one or more whole 32-byte
+-- sectors); its result row goes to shared memory, from where the block
+-- writes the rows of its instances with coalesced stores.  A flat `map`
+-- over the instances instead returns each row in a column-major buffer
+-- (Futhark lays out the per-thread results of a thread-level kernel so that
+-- their writes are coalesced) that then needs a transposing copy into the
+-- row-major result: two more passes over it.
+
+-- | Widths (in limbs) up to which `mul_lo` and `mul_full` run one instance
+-- per thread (at most `max_thread_limbs`); wider ones run convmul.
+def thread_mul_limbs : i64 = 8
+
+-- | Largest width with a per-thread kernel (`mul_lo_thread`).
+def max_thread_limbs : i64 = 32
+
+-- Instances (threads) per block of the per-thread kernels.
+local def thread_block_instances : i64 = 128
+
+-- Column `k` of the product of two `w`-limb numbers with limbs `x i` and
+-- `y j`, added to `carry`.
+local def column_acc (w: i64) (x: i64 -> u64) (y: i64 -> u64) (carry: acc) (k: i64) : acc =
+  let lo = i64.max 0 (k - w + 1)
+  in #[unroll]
+     loop a = carry for t < i64.min k (w - 1) + 1 - lo do
+       let i = lo + t
+       in acc_mul a (halves (x i)) (halves (y (k - i)))
+
+-- The low `mo` limbs of the product of two `w`-limb numbers, reduced modulo
+-- `2^bits`, by one thread: column `k` yields limb `k`, and its high and
+-- carry parts start column `k+1`.
+local def product_columns (w: i64) (mo: i64) (bits: i64) (x: i64 -> u64) (y: i64 -> u64) : [mo]u64 =
+  let (ws, _) =
+    #[unroll]
+    loop (ws, carry) = (replicate mo 0, acc_zero) for k < mo do
+      let (l, h, c) = acc_parts (column_acc w x y carry k)
+      in (ws with [k] = mask_limb bits k l, (lo32 h, hi32 h, c, 0))
+  in ws
+
+-- The low `mo` limbs (reduced modulo `2^bits`) of the products of `w`-limb
+-- instances, one instance per thread; `w` and `mo` must be constants.
+-- Inlined so that they are.
+local #[inline] def mul_thread_fixed [n] (w: i64) (mo: i64) (bits: i64) (a: [n][w]u64) (b: [n][w]u64) : [n][mo]u64 =
+  let ipb = thread_block_instances
+  let af = opaque (flatten a)
+  let bf = opaque (flatten b)
+  let rows =
+    #[incremental_flattening(only_intra)]
+    map (\blk ->
+           -- Threads past the last instance read instance 0 (blocks exist
+           -- only for n > 0) and their rows are dropped.  Unconditional
+           -- reads let the compiler read each limb once.  `off` is
+           -- recomputed at every read (and merged by the compiler): bound
+           -- before the loop, the compiler computes it in a separate pass
+           -- through shared memory.
+           let off s = let r = blk * ipb + s in if r < n then r * w else 0
+           in tabulate ipb (\s -> product_columns w mo bits (\i -> #[unsafe] af[off s + i])
+                                                          (\j -> #[unsafe] bf[off s + j]))
+              |> flatten)
+        (iota (num_blocks n ipb))
+  in flatten rows |> take (n*mo) |> unflatten
+
+-- `mul_thread_fixed` at width `w` (a constant) on instances of width
+-- `m = w`, as the low `mo = f*m` limbs.  Inlined so that `w` stays constant
+-- (a local function taking `w` is not).
+local #[inline] def mul_thread_at [n][m] (w: i64) (f: i64) (mo: i64) (bits: i64) (a: [n][m]u64) (b: [n][m]u64) : [n][mo]u64 =
+  mul_thread_fixed w (f*w) bits (a :> [n][w]u64) (b :> [n][w]u64) :> [n][mo]u64
+
+-- The low `mo = f*m` limbs (`f` = 1 or 2, a constant) of the products,
+-- reduced modulo `2^bits`, one instance per thread for widths `m <= limit`
+-- that have a per-thread kernel, else by `otherwise`.  Branches above a
+-- constant `limit` fold away, and with them their kernels.
+local def mul_thread_upto [n][m] (limit: i64) (f: i64) (mo: i64) (bits: i64) (a: [n][m]u64) (b: [n][m]u64)
+                                 (otherwise: () -> [n][mo]u64) : [n][mo]u64 =
+  if limit >= 4 && m == 4 then mul_thread_at 4 f mo bits a b
+  else if limit >= 8 && m == 8 then mul_thread_at 8 f mo bits a b
+  else if limit >= 12 && m == 12 then mul_thread_at 12 f mo bits a b
+  else if limit >= 16 && m == 16 then mul_thread_at 16 f mo bits a b
+  else if limit >= 20 && m == 20 then mul_thread_at 20 f mo bits a b
+  else if limit >= 24 && m == 24 then mul_thread_at 24 f mo bits a b
+  else if limit >= 28 && m == 28 then mul_thread_at 28 f mo bits a b
+  else if limit >= 32 && m == 32 then mul_thread_at 32 f mo bits a b
+  else otherwise ()
+
+-- | `a*b mod 2^bits` by the block-level convmul, several instances per
+-- block (widths up to `max_block_limbs`).
+def mul_lo_convmul [n][m] (bits: i64) (a: [n][m]u64) (b: [n][m]u64) : [n][m]u64 =
   let ipb = instances_per_block 128 m
   let g = ipb * (m / 4)
   let af = opaque (flatten a)
@@ -168,7 +261,9 @@ local def mul_lo_blocks [n][m] (bits: i64) (a: [n][m]u64) (b: [n][m]u64) : [n][m
         (iota (num_blocks n ipb))
   in flatten ws |> take (n*m) |> unflatten
 
-local def mul_full_blocks [n][m] (a: [n][m]u64) (b: [n][m]u64) : [n][m*2]u64 =
+-- | The exact products (`2m` limbs) by the block-level convmul (widths up
+-- to `max_block_limbs/2`).
+def mul_full_convmul [n][m] (a: [n][m]u64) (b: [n][m]u64) : [n][m*2]u64 =
   let ipb = instances_per_block 128 (m*2)
   let g = ipb * (m / 4)
   let af = opaque (flatten a)
@@ -182,7 +277,22 @@ local def mul_full_blocks [n][m] (a: [n][m]u64) (b: [n][m]u64) : [n][m*2]u64 =
         (iota (num_blocks n ipb))
   in flatten ws |> take (n*(m*2)) |> unflatten
 
+-- `a*b mod 2^bits` by block-level kernels (widths up to `max_block_limbs`):
+-- one instance per thread up to `thread_mul_limbs`, convmul above.
+local def mul_lo_blocks [n][m] (bits: i64) (a: [n][m]u64) (b: [n][m]u64) : [n][m]u64 =
+  mul_thread_upto thread_mul_limbs 1 m bits a b (\() -> mul_lo_convmul bits a b)
+
+-- The exact products by block-level kernels, as `mul_lo_blocks`.
+local def mul_full_blocks [n][m] (a: [n][m]u64) (b: [n][m]u64) : [n][m*2]u64 =
+  mul_thread_upto thread_mul_limbs 2 (m*2) (128*m) a b (\() -> mul_full_convmul a b)
+
 -- | `a*b mod 2^bits`.
+--
+-- Not inlined, so that the entries, `poly` and the division share one copy
+-- of its kernels: with the per-thread kernels in it, the compiler otherwise
+-- inlines it into every caller (`poly` has four calls), 1.4 MB more CUDA
+-- source.
+#[noinline]
 def mul_lo [n][m] (bits: i64) (a: [n][m]u64) (b: [n][m]u64) : [n][m]u64 =
   if m <= max_block_limbs then mul_lo_blocks bits a b
   else map2 (\x y -> mask_row bits (mul_row m x y)) a b |> row_major
@@ -211,6 +321,17 @@ def sqr_lo [n][m] (bits: i64) (a: [n][m]u64) : [n][m]u64 = mul_lo bits a a
 
 -- | The exact squares, `2m` limbs.
 def sqr_full [n][m] (a: [n][m]u64) : [n][m*2]u64 = mul_full a a
+
+-- | `a*b mod 2^bits` with one instance per thread at every width that has a
+-- per-thread kernel (multiples of 4 up to `max_thread_limbs`), else as
+-- `mul_lo`: for measuring where the per-thread kernels win.
+def mul_lo_thread [n][m] (bits: i64) (a: [n][m]u64) (b: [n][m]u64) : [n][m]u64 =
+  mul_thread_upto max_thread_limbs 1 m bits a b (\() -> mul_lo bits a b)
+
+-- | The exact products with one instance per thread at every width that
+-- has a per-thread kernel, else as `mul_full`.
+def mul_full_thread [n][m] (a: [n][m]u64) (b: [n][m]u64) : [n][m*2]u64 =
+  mul_thread_upto max_thread_limbs 2 (m*2) (128*m) a b (\() -> mul_full a b)
 
 -- | Product by one limb of thread `i`'s quad of a block-local `xs` (`seg`
 -- threads per instance): the low parts plus the high parts shifted up one

@@ -38,11 +38,21 @@ entry test_mul_limb_small [n][m] (bits: i64) (a: [n][m]u64) (d: [n]u64) = mul_li
 -- input { 14u64 2i64 2052i64 131328i64 } output { true }
 -- input { 15u64 1i64 4100i64 262400i64 } output { true }
 
+-- The operands of the self-checking tests.
+local def operands (seed: u64) (n: i64) (m: i64) (bits: i64) : ([n][m]u64, [n][m]u64) =
+  (gen seed n m bits, gen (seed + 100) n m bits)
+
+-- Whether `got` holds the low halves of the products, reduced modulo `2^bits`.
+local def lo_ok [n][m] (bits: i64) (a: [n][m]u64) (b: [n][m]u64) (got: [n][m]u64) : bool =
+  all_eq got (map2 (\x y -> mask_row bits (take m (ref_mul x y))) a b)
+
+-- Whether `got` holds the full products.
+local def full_ok [n][m] (a: [n][m]u64) (b: [n][m]u64) (got: [n][m*2]u64) : bool =
+  all_eq got (map2 ref_mul a b)
+
 entry test_mul_lo (seed: u64) (n: i64) (m: i64) (bits: i64) : bool =
-  let a = gen seed n m bits
-  let b = gen (seed + 100) n m bits
-  let ref = map2 (\x y -> mask_row bits (take m (ref_mul x y))) a b
-  in all_eq (mul_lo bits a b) ref
+  let (a, b) = operands seed n m bits
+  in lo_ok bits a b (mul_lo bits a b)
 
 entry test_sqr_lo (seed: u64) (n: i64) (m: i64) (bits: i64) : bool =
   let a = gen seed n m bits
@@ -50,13 +60,50 @@ entry test_sqr_lo (seed: u64) (n: i64) (m: i64) (bits: i64) : bool =
   in all_eq (sqr_lo bits a) ref
 
 entry test_mul_full (seed: u64) (n: i64) (m: i64) (bits: i64) : bool =
-  let a = gen seed n m bits
-  let b = gen (seed + 100) n m bits
-  in all_eq (mul_full a b) (map2 ref_mul a b)
+  let (a, b) = operands seed n m bits
+  in full_ok a b (mul_full a b)
 
 entry test_sqr_full (seed: u64) (n: i64) (m: i64) (bits: i64) : bool =
   let a = gen seed n m bits
   in all_eq (sqr_full a) (map2 ref_mul a a)
+
+-- The per-thread kernels at every width that has one, with partial last
+-- blocks (128 instances a block) and odd bit widths; 36 limbs has none.
+-- Convmul at the same widths, which `mul_lo` and `mul_full` no longer use
+-- up to `thread_mul_limbs`.
+-- ==
+-- entry: test_mul_lo_thread test_mul_full_thread test_mul_lo_convmul test_mul_full_convmul
+-- input { 21u64 0i64 4i64 256i64 }     output { true }
+-- input { 22u64 1i64 4i64 1i64 }       output { true }
+-- input { 23u64 300i64 4i64 256i64 }   output { true }
+-- input { 24u64 128i64 4i64 193i64 }   output { true }
+-- input { 25u64 130i64 8i64 512i64 }   output { true }
+-- input { 26u64 257i64 8i64 449i64 }   output { true }
+-- input { 27u64 129i64 12i64 700i64 }  output { true }
+-- input { 28u64 140i64 16i64 1024i64 } output { true }
+-- input { 29u64 131i64 16i64 961i64 }  output { true }
+-- input { 30u64 100i64 20i64 1280i64 } output { true }
+-- input { 31u64 100i64 24i64 1500i64 } output { true }
+-- input { 32u64 100i64 28i64 1792i64 } output { true }
+-- input { 33u64 200i64 32i64 2048i64 } output { true }
+-- input { 34u64 77i64 32i64 1983i64 }  output { true }
+-- input { 35u64 40i64 36i64 2304i64 }  output { true }
+
+entry test_mul_lo_thread (seed: u64) (n: i64) (m: i64) (bits: i64) : bool =
+  let (a, b) = operands seed n m bits
+  in lo_ok bits a b (mul_lo_thread bits a b)
+
+entry test_mul_full_thread (seed: u64) (n: i64) (m: i64) (bits: i64) : bool =
+  let (a, b) = operands seed n m bits
+  in full_ok a b (mul_full_thread a b)
+
+entry test_mul_lo_convmul (seed: u64) (n: i64) (m: i64) (bits: i64) : bool =
+  let (a, b) = operands seed n m bits
+  in lo_ok bits a b (mul_lo_convmul bits a b)
+
+entry test_mul_full_convmul (seed: u64) (n: i64) (m: i64) (bits: i64) : bool =
+  let (a, b) = operands seed n m bits
+  in full_ok a b (mul_full_convmul a b)
 
 entry test_mul_limb (seed: u64) (n: i64) (m: i64) (bits: i64) : bool =
   let a = gen seed n m bits

@@ -88,6 +88,16 @@ def test_mul(ctx, rng, bits):
     assert_ints_equal(host(ctx.call("sqr_full", A)), [x * x for x in a], "sqr_full", a)
 
 
+@pytest.mark.parametrize("bits", [1, 64, 200, 256, 449, 512, 700, 768, 1024, 1500, 1983, 2048, 2304, 4096])
+def test_mul_lo_per_thread_and_block_kernels(ctx, rng, bits):
+    """Both multiplication kernels at every width either could serve: mul_lo
+    picks one by width, and the threshold is set by measurement."""
+    a, b, A, B = pairs_for(rng, bits, 200)
+    want = [GMP.mul_lo(x, y, bits) for x, y in zip(a, b)]
+    for entry in ("mul_lo_thread_bench", "mul_lo_block_bench"):
+        assert_ints_equal(from_limbs(ctx.to_host(ctx.call(entry, bits, A, B))), want, entry, a, b)
+
+
 @pytest.mark.parametrize("bits", SMALL_BITS + [64 * 1024])
 def test_mul_limb(ctx, rng, bits):
     a = random_values(rng, 60, bits) + [mask(bits), 0, 1]
