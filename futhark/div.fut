@@ -199,24 +199,27 @@ def long_division [m] (a: [m]u64) (b: [m]u64) : ([m]u64, [m]u64) =
       in (u, q with [j] = qh)
   in (q, denormalise k s u)
 
--- D quotient limbs, at positions j .. j-D+1, in one multiply-subtract pass
--- over the window u[j-D+1 .. j+k]: 1/D of the memory traffic of D passes.
--- The estimate floor(U'/V') from the top 2D+1 limbs U' of the window and
--- the top D+1 limbs V' of v is never too small (U < (U'+1) B^(k-D-1), so
--- the quotient is below (U'+1)/V') and at most one too large (the error
--- is below U'/(V'(V'+1)) + 1 < B^D/V' + 1 <= 2/B + 1); it is capped at
--- B^D - 1, which the quotient never exceeds.
-local def step_limbs [m][m1] (D: i64) (k: i64) (v: [m]u64) (u: *[m1]u64) (j: i64) : (*[m1]u64, [D]u64) =
-  let lo = j - D + 1
-  -- Limbs of the window and of v, zero outside them (for k <= D).
-  let ul i = if i >= lo then u[i] else 0
-  let vl i = if i >= 0 && i < k then v[i] else 0
-  let U = tabulate (2 * D + 1) (\t -> ul (j + k - 2 * D + t))
-  let V = tabulate (2 * D + 1) (\t -> if t <= D then vl (k - D - 1 + t) else 0)
-  -- U' >= B^D V' (its top D+1 limbs >= V'): the estimate is capped.
-  let capped = (loop (c, t) = (0i8, D) while c == 0 && t >= 0 do
-                  (if U[D + t] > V[t] then 1 else if U[D + t] < V[t] then -1 else 0, t - 1)).0 >= 0
-  let qd = if capped then replicate D u64.highest else take D (long_division U V).0
+-- Four quotient limbs, at positions j .. j-3, in one multiply-subtract pass
+-- over the window u[j-3 .. j+k]: a quarter of the memory traffic of four
+-- `step1`.  The estimate floor(U'/V') from the top nine limbs U' of the
+-- window and the top five limbs V' of v is never too small (U < (U'+1)
+-- B^(k-5), so the quotient is below (U'+1)/V') and at most one too large
+-- (the error is below U'/(V'(V'+1)) + 1 < B^4/V' + 1 <= 2/B + 1); it is
+-- capped at B^4 - 1, which the quotient never exceeds.  The digits and v's
+-- limbs stay in registers (tuples): the same code with arrays, for any
+-- number of limbs per pass, was up to 2.8x slower on the H200.
+local def step4 [m][m1] (k: i64) (v: [m]u64) (u: *[m1]u64) (j: i64) : (*[m1]u64, (u64, u64, u64, u64)) =
+  -- Limbs of the window and of v, zero outside them (for k < 5).
+  let ul i = if i >= j - 3 then u[i] else 0
+  let vl i = if i >= 0 then v[i] else 0
+  let U = tabulate 9 (\t -> ul (j + k - 8 + t))
+  let V = tabulate 9 (\t -> if t < 5 then vl (k - 5 + t) else 0)
+  -- U' >= B^4 V' (its top five limbs >= V'): the estimate is capped.
+  let capped = (loop (c, t) = (0i8, 4) while c == 0 && t >= 0 do
+                  (if U[4 + t] > V[t] then 1 else if U[4 + t] < V[t] then -1 else 0, t - 1)).0 >= 0
+  let (q0, q1, q2, q3) =
+    if capped then (u64.highest, u64.highest, u64.highest, u64.highest)
+    else let (qq, _) = long_division U V in (qq[0], qq[1], qq[2], qq[3])
   -- Adds q*x to a three-limb accumulator.
   let add_product (s, h, h2) (q: u64) (x: u64) =
     let pl = q * x
@@ -225,36 +228,48 @@ local def step_limbs [m][m1] (D: i64) (k: i64) (v: [m]u64) (u: *[m1]u64) (j: i64
     let h' = h + ph
     let h'' = h' + u64.bool (s' < pl)
     in (s', h'', h2 + u64.bool (h' < ph) + u64.bool (h'' < h'))
-  -- u[lo ..] -= qd * v, limb by limb.  The carry into the next limb (the
-  -- product limb's high part plus the borrow) is below (D+1)B, as (c, c_hi).
-  let (u, c, c_hi) =
-    loop (u, c, c_hi) = (u, 0u64, 0u64) for i < k + D do
-      let (s, h, h2) = #[unroll] loop acc = (c, c_hi, 0u64) for d < D do add_product acc qd[d] (vl (i - d))
-      let x = u[lo + i]
+  -- u[j-3 .. j+k] -= (q3 B^3 + q2 B^2 + q1 B + q0) * v, v's limbs slid
+  -- through (x0 .. x3) = (v[i], v[i-1], v[i-2], v[i-3]).  The carry into
+  -- the next limb (the product limb's high part plus the borrow) is below
+  -- 5B, as (c, c_hi).
+  let (u, c, c_hi, _, _, _) =
+    loop (u, c, c_hi, x1, x2, x3) = (u, 0u64, 0u64, 0u64, 0u64, 0u64) for i < k + 4 do
+      let x0 = if i < k then v[i] else 0
+      let (s, h, h2) = (c, c_hi, 0u64)
+                       |> \acc -> add_product acc q0 x0
+                       |> \acc -> add_product acc q1 x1
+                       |> \acc -> add_product acc q2 x2
+                       |> \acc -> add_product acc q3 x3
+      let x = u[j - 3 + i]
       let b = u64.bool (x < s)
       let nc = h + b
-      in (u with [lo + i] = x - s, nc, h2 + u64.bool (nc < b))
+      in (u with [j - 3 + i] = x - s, nc, h2 + u64.bool (nc < b), x0, x1, x2)
   in if c != 0 || c_hi != 0
-     then let (qd, _) = loop (qd, borrow) = (qd, true) for d < D do
-                          if borrow then let x = qd[d] in (qd with [d] = x - 1, x == 0) else (qd, false)
-          in (add_back k v u lo (j + k), qd)
-     else (u, qd)
+     then let (q0, b0) = (q0 - 1, q0 == 0)
+          let (q1, b1) = if b0 then (q1 - 1, q1 == 0) else (q1, false)
+          let (q2, b2) = if b1 then (q2 - 1, q2 == 0) else (q2, false)
+          let q3 = if b2 then q3 - 1 else q3
+          in (add_back k v u (j - 3) (j + k), (q0, q1, q2, q3))
+     else (u, (q0, q1, q2, q3))
 
--- | Long division of one instance, b /= 0, `D` quotient limbs per pass
+-- | Long division of one instance, b /= 0, four quotient limbs per pass
 -- over the partial remainder: (quotient, remainder).
-def long_division_by [m] (D: i64) (a: [m]u64) (b: [m]u64) : ([m]u64, [m]u64) =
+def long_division4 [m] (a: [m]u64) (b: [m]u64) : ([m]u64, [m]u64) =
   let (k, s, v, u) = normalise a b
   let digits = m - k + 1
-  -- The limbs that do not fill a group of D come first, one at a time.
+  -- The limbs that do not fill a group of four come first, one at a time.
   let (u, q) =
-    loop (u, q) = (u, replicate m 0u64) for t < digits % D do
+    loop (u, q) = (u, replicate m 0u64) for t < digits % 4 do
       let (u, qh) = step1 k v u (m - k - t)
       in (u, q with [m - k - t] = qh)
   let (u, q) =
-    loop (u, q) for t < digits / D do
-      let j = m - k - digits % D - D * t
-      let (u, qd) = step_limbs D k v u j
-      in (u, loop q for d < D do q with [j - d] = qd[D - 1 - d])
+    loop (u, q) for t < digits / 4 do
+      let j = m - k - digits % 4 - 4 * t
+      let (u, (q0, q1, q2, q3)) = step4 k v u j
+      let q = q with [j] = q3
+      let q = q with [j - 1] = q2
+      let q = q with [j - 2] = q1
+      in (u, q with [j - 3] = q0)
   in (q, denormalise k s u)
 
 -- | Batched division with one instance per thread (Knuth's Algorithm D):
@@ -266,14 +281,14 @@ def divmod_thread [n][m] (a: [n][m]u64) (b: [n][m]u64) : ([n][m]u64, [n][m]u64, 
   -- remainder, which lives in global memory; they cost an extra small
   -- division per pass.  H200, us per 2^32-bit batch, 1 / 2 / 4 limbs per
   -- pass: 2048 bits 5159 / 5234 / 5666, 4096 bits 10332 / 8170 / 7110,
-  -- 32768 bits 92263 / 52567 / 30565.
+  -- 8192 bits 20799 / 13607 / 9956, 32768 bits 92263 / 52567 / 30565.
   -- Everything inside an instance is sequential, so that the GPU version
   -- is one kernel with one thread per instance.
   let (q, r) = #[sequential_inner]
                map3 (\z (x: [m]u64) (y: [m]u64) : ([m]u64, [m]u64) ->
                        if z then (replicate m 0, replicate m 0)
                        else if m <= 32 then long_division x y
-                       else long_division_by 4 x y)
+                       else long_division4 x y)
                     zero a b
                |> unzip
   in (q, r, map u8.bool zero)

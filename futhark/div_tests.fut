@@ -107,7 +107,7 @@ local def valid_limb [m] (i: i64) (x: [m]u64) (y: [m]u64) : bool =
           && and (map2 (==) (mul_add q dd rr) (map (\j -> if j < m then a[j] else 0) (iota (2 * m + 1))))
 
 -- ==
--- entry: check_divmod check_divmod_thread check_long_division check_long_division_by check_div_limb
+-- entry: check_divmod check_divmod_thread check_long_division check_long_division4 check_div_limb
 -- random input { [700][4]u64 [700][4]u64 }
 -- output { true }
 -- random input { [700][8]u64 [700][8]u64 }
@@ -169,16 +169,14 @@ entry check_long_division [n][m] (x: [n][m]u64) (y: [n][m]u64) : bool =
   let (q, r) = unzip (map3 (\z (u: [m]u64) (v: [m]u64) : ([m]u64, [m]u64) -> if z then (replicate m 0, replicate m 0) else long_division u v) zero a b)
   in and (map5 valid a b q r (map u8.bool zero))
 
--- | As `check_divmod`, for long division 2, 3, 4 and 8 quotient limbs per
--- pass.
-entry check_long_division_by [n][m] (x: [n][m]u64) (y: [n][m]u64) : bool =
+-- | As `check_divmod`, for long division four quotient limbs per pass.
+entry check_long_division4 [n][m] (x: [n][m]u64) (y: [n][m]u64) : bool =
   let (a, b) = unzip (map3 shape (iota n) x y)
   let zero = map (all (== 0)) b
-  let ok D = let (q, r) = unzip (map3 (\z (u: [m]u64) (v: [m]u64) : ([m]u64, [m]u64) ->
-                                        if z then (replicate m 0, replicate m 0) else long_division_by D u v)
-                                      zero a b)
-             in and (map5 valid a b q r (map u8.bool zero))
-  in ok 2 && ok 3 && ok 4 && ok 8
+  let (q, r) = unzip (map3 (\z (u: [m]u64) (v: [m]u64) : ([m]u64, [m]u64) ->
+                              if z then (replicate m 0, replicate m 0) else long_division4 u v)
+                            zero a b)
+  in and (map5 valid a b q r (map u8.bool zero))
 
 -- | Divisors of `len` or `len-1` limbs (top limb nonzero) for a whole
 -- batch, so that the reciprocal works below the full width; a few

@@ -168,10 +168,15 @@ def mul_row [m] (mo: i64) (xs: [m]u64) (ys: [m]u64) : [mo]u64 =
 
 -- | Widths (in limbs) up to which `mul_lo` and `mul_full` run one instance
 -- per thread (at most `max_thread_limbs`); wider ones run convmul.
-def thread_mul_limbs : i64 = 8
+-- H200, `mul_lo`, us per 2^32-bit batch, per thread / convmul: 256 bits
+-- 399 / 934, 512 bits 458 / 1117, 1024 bits 1204 / 1491, 1280 bits
+-- 1432 / 2009, 1536 bits 5769 / 2224 (from 24 limbs the rows no longer
+-- fit in registers).
+def thread_mul_limbs : i64 = 20
 
--- | Largest width with a per-thread kernel (`mul_lo_thread`).
-def max_thread_limbs : i64 = 32
+-- | Largest width with a per-thread kernel (`mul_lo_thread`): the measured
+-- crossover, as the kernels for 24..32 limbs only cost compile time.
+def max_thread_limbs : i64 = 20
 
 -- Instances (threads) per block of the per-thread kernels.
 local def thread_block_instances : i64 = 128

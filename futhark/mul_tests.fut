@@ -68,7 +68,8 @@ entry test_sqr_full (seed: u64) (n: i64) (m: i64) (bits: i64) : bool =
   in all_eq (sqr_full a) (map2 ref_mul a a)
 
 -- The per-thread kernels at every width that has one, with partial last
--- blocks (128 instances a block) and odd bit widths; 36 limbs has none.
+-- blocks (128 instances a block) and odd bit widths; from 24 limbs there
+-- is none (they fall back).
 -- Convmul at the same widths, which `mul_lo` and `mul_full` no longer use
 -- up to `thread_mul_limbs`.
 -- ==

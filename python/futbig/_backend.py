@@ -33,7 +33,7 @@ BACKENDS: tuple[str, ...] = ("cuda", "multicore", "c")
 # thread (long division) rather than through the reciprocal, per backend.
 # On a CPU long division is faster at every width (2-8x on multicore); on
 # the GPU the crossover was measured (docs/division.md).
-THREAD_DIV_LIMBS: dict[str, int] = {"cuda": 128, "multicore": 1 << 62, "c": 1 << 62}
+THREAD_DIV_LIMBS: dict[str, int] = {"cuda": 1024, "multicore": 1 << 62, "c": 1 << 62}
 
 _lock = threading.Lock()
 _contexts: dict[str, Context] = {}  # started backends, kept for the process's life
