@@ -357,7 +357,17 @@ def divmod_newton [n][m] (a: [n][m]u64) (b: [n][m]u64) : ([n][m]u64, [n][m]u64, 
 -- reciprocal above (the best crossover depends on the backend).  For b == 0
 -- the quotient and remainder are 0.
 def divmod [n][m] (thread_limbs: i64) (a: [n][m]u64) (b: [n][m]u64) : ([n][m]u64, [n][m]u64, [n]u8) =
-  if m <= thread_limbs then divmod_thread a b else divmod_newton a b
+  -- Long division diverges when the divisors' lengths differ (threads of
+  -- a warp run different numbers of passes over different limbs): above
+  -- 16 limbs a batch whose divisor lengths spread over more than a quarter
+  -- of the longest goes through the reciprocal, whose work is the same for
+  -- every instance (H200, 4096 bits, divisors of every length: 118 ms per
+  -- thread against 57 ms).
+  let lens = opaque (#[incremental_flattening(only_inner)]
+                     map (\r -> reduce i64.max 0 (map2 (\j x -> if x == 0 then 0 else j + 1) (iota m) r)) b)
+  let (kmax, kmin) = (reduce i64.max 0 lens, reduce i64.min m (map (\l -> if l == 0 then m else l) lens))
+  let mixed = m > 16 && 4 * (kmax - kmin) > kmax
+  in if m <= thread_limbs && !mixed then divmod_thread a b else divmod_newton a b
 
 -- | Batched division by one limb: (quotients, remainders, flags d == 0).
 -- For d == 0 the quotient and remainder are 0.
