@@ -363,10 +363,13 @@ def divmod [n][m] (thread_limbs: i64) (a: [n][m]u64) (b: [n][m]u64) : ([n][m]u64
   -- of the longest goes through the reciprocal, whose work is the same for
   -- every instance (H200, 4096 bits, divisors of every length: 118 ms per
   -- thread against 57 ms).
-  let lens = opaque (#[incremental_flattening(only_inner)]
-                     map (\r -> reduce i64.max 0 (map2 (\j x -> if x == 0 then 0 else j + 1) (iota m) r)) b)
-  let (kmax, kmin) = (reduce i64.max 0 lens, reduce i64.min m (map (\l -> if l == 0 then m else l) lens))
-  let mixed = m > 16 && 4 * (kmax - kmin) > kmax
+  let spread_wide () =
+    let lens = opaque (#[incremental_flattening(only_inner)]
+                       map (\r -> reduce i64.max 0 (map2 (\j x -> if x == 0 then 0 else j + 1) (iota m) r)) b)
+    let (kmax, kmin) = (reduce i64.max 0 lens, reduce i64.min m (map (\l -> if l == 0 then m else l) lens))
+    in 4 * (kmax - kmin) > kmax
+  -- The lengths are reduced only where they decide something.
+  let mixed = m > 16 && m <= thread_limbs && spread_wide ()
   in if m <= thread_limbs && !mixed then divmod_thread a b else divmod_newton a b
 
 -- | Batched division by one limb: (quotients, remainders, flags d == 0).

@@ -72,15 +72,9 @@ entry sqr_full [n][m] (a: [n][m]u64) : [n][m*2]u64 = Mul.sqr_full a
 entry mul_limb [n][m] (bits: i64) (a: [n][m]u64) (d: [n]u64) : ([n][m]u64, [n]u64) =
   Mul.mul_limb bits a d
 
--- | `mul_lo` with one instance per thread at every width that has a
--- per-thread kernel (multiples of 4 limbs up to 32), else as `mul_lo`.
--- Exists for benchmarks: comparing it with `mul_lo_block_bench` sets the
--- widths where `mul_lo` runs one instance per thread.
-entry mul_lo_thread_bench [n][m] (bits: i64) (a: [n][m]u64) (b: [n][m]u64) : [n][m]u64 =
-  Mul.mul_lo_thread bits a b
-
 -- | `mul_lo` by the block-level convmul at every width up to 4096 limbs.
--- Exists for benchmarks, as `mul_lo_thread_bench`.
+-- Exists for benchmarks: comparing it with `mul_lo` (one instance per
+-- thread up to `Mul.thread_mul_limbs`) sets that threshold.
 entry mul_lo_block_bench [n][m] (bits: i64) (a: [n][m]u64) (b: [n][m]u64) : [n][m]u64 =
   Mul.mul_lo_convmul bits a b
 

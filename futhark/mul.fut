@@ -155,7 +155,7 @@ def mul_row [m] (mo: i64) (xs: [m]u64) (ys: [m]u64) : [mo]u64 =
 -- product column by column (product scanning) with the operands and the
 -- result in registers, without convmul's carry scan across threads.  The
 -- widths are compile-time constants (one kernel for each multiple of 4 up
--- to `max_thread_limbs`): only arrays of constant size stay in registers
+-- to `thread_mul_limbs`): only arrays of constant size stay in registers
 -- (Futhark's private memory), and the loops are `#[unroll]`ed so that
 -- every index into them is a constant.  Each thread reads its operands
 -- straight from global memory (its limbs are one or more whole 32-byte
@@ -167,16 +167,12 @@ def mul_row [m] (mo: i64) (xs: [m]u64) (ys: [m]u64) : [mo]u64 =
 -- row-major result: two more passes over it.
 
 -- | Widths (in limbs) up to which `mul_lo` and `mul_full` run one instance
--- per thread (at most `max_thread_limbs`); wider ones run convmul.
+-- per thread (multiples of 4 up to 32 have a kernel); wider ones run convmul.
 -- H200, `mul_lo`, us per 2^32-bit batch, per thread / convmul: 256 bits
 -- 399 / 934, 512 bits 458 / 1117, 1024 bits 1204 / 1491, 1280 bits
 -- 1432 / 2009, 1536 bits 5769 / 2224 (from 24 limbs the rows no longer
 -- fit in registers).
 def thread_mul_limbs : i64 = 20
-
--- | Largest width with a per-thread kernel (`mul_lo_thread`): the measured
--- crossover, as the kernels for 24..32 limbs only cost compile time.
-def max_thread_limbs : i64 = 20
 
 -- Instances (threads) per block of the per-thread kernels.
 local def thread_block_instances : i64 = 128
@@ -326,17 +322,6 @@ def sqr_lo [n][m] (bits: i64) (a: [n][m]u64) : [n][m]u64 = mul_lo bits a a
 
 -- | The exact squares, `2m` limbs.
 def sqr_full [n][m] (a: [n][m]u64) : [n][m*2]u64 = mul_full a a
-
--- | `a*b mod 2^bits` with one instance per thread at every width that has a
--- per-thread kernel (multiples of 4 up to `max_thread_limbs`), else as
--- `mul_lo`: for measuring where the per-thread kernels win.
-def mul_lo_thread [n][m] (bits: i64) (a: [n][m]u64) (b: [n][m]u64) : [n][m]u64 =
-  mul_thread_upto max_thread_limbs 1 m bits a b (\() -> mul_lo bits a b)
-
--- | The exact products with one instance per thread at every width that
--- has a per-thread kernel, else as `mul_full`.
-def mul_full_thread [n][m] (a: [n][m]u64) (b: [n][m]u64) : [n][m*2]u64 =
-  mul_thread_upto max_thread_limbs 2 (m*2) (128*m) a b (\() -> mul_full a b)
 
 -- | Product by one limb of thread `i`'s quad of a block-local `xs` (`seg`
 -- threads per instance): the low parts plus the high parts shifted up one

@@ -81,7 +81,6 @@ def _ops() -> dict[str, Op]:
         "add6": Op("add6", fused("add6"), lambda x, y, bits: (6 * x + 10 * y) & mask(bits), pick, 3),
         "mul": Op("mul", lambda a, b: a * b, lambda x, y, bits: (x * y) & mask(bits), pick, 3),
         # The two kernels that `mul` chooses between by width, at every width.
-        "mul_thread": Op("mul_thread", fused("mul_lo_thread_bench"), lambda x, y, bits: (x * y) & mask(bits), pick, 3),
         "mul_block": Op("mul_block", fused("mul_lo_block_bench"), lambda x, y, bits: (x * y) & mask(bits), pick, 3),
         "poly": Op("poly", fused("poly"),
                    lambda x, y, bits: ((x * x + y) * (y * y + y) + x * y) & mask(bits), pick, 3),
@@ -106,7 +105,6 @@ def _gmpy2_rate(op: str, xs: list, ys: list, bits: int) -> float:
         "add": lambda: [(p + q) % m for p, q in zip(x, y)],
         "add6": lambda: [(6 * p + 10 * q) % m for p, q in zip(x, y)],
         "mul": lambda: [p * q for p, q in zip(x, y)],
-        "mul_thread": lambda: [p * q for p, q in zip(x, y)],
         "mul_block": lambda: [p * q for p, q in zip(x, y)],
         "poly": lambda: [((p * p + q) * (q * q + q) + p * q) % m for p, q in zip(x, y)],
         "divmod": lambda: [gmpy2.f_divmod(p, q) for p, q in zip(x, y)],
