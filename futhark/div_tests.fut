@@ -118,6 +118,8 @@ local def valid_limb [m] (i: i64) (x: [m]u64) (y: [m]u64) : bool =
 -- output { true }
 -- random input { [300][20]u64 [300][20]u64 }
 -- output { true }
+-- random input { [300][32]u64 [300][32]u64 }
+-- output { true }
 -- random input { [300][64]u64 [300][64]u64 }
 -- output { true }
 -- random input { [200][68]u64 [200][68]u64 }
