@@ -13,6 +13,7 @@ module Shift = import "shift"
 module Mul = import "mul"
 module Fused = import "fused"
 module Layout = import "layout"
+module Flags = import "flags"
 
 -- | `(a + b mod 2^bits, carry)`.
 entry add [n][m] (bits: i64) (a: [n][m]u64) (b: [n][m]u64) : ([n][m]u64, [n]u8) =
@@ -94,6 +95,10 @@ entry concat [n][k][m] (xs: [n][m]u64) (ys: [k][m]u64) : [][m]u64 = Layout.conca
 
 -- | The same values at storage width `m2`, reduced modulo `2^bits`.
 entry resize [n][m] (bits: i64) (m2: i64) (xs: [n][m]u64) : [n][m2]u64 = Layout.resize bits m2 xs
+
+-- | `(first, count)`: the index of the first nonzero flag (-1 if none)
+-- and the number of nonzero flags.
+entry flag_summary [n] (flags: [n]u8) : (i64, i64) = Flags.summary flags
 
 -- Division
 -- (owned by the division engineer: the `divmod` and `div_limb` entries,

@@ -1,10 +1,19 @@
--- Tests of compare.fut, bitwise.fut and shift.fut.
+-- Tests of compare.fut, bitwise.fut, shift.fut and flags.fut.
 
 import "limbs"
 import "compare"
 import "bitwise"
 import "shift"
 import "testing"
+import "flags"
+
+-- ==
+-- entry: test_flag_summary
+-- input { [0u8, 0u8, 1u8, 0u8, 7u8] } output { 2i64 2i64 }
+-- input { [3u8] } output { 0i64 1i64 }
+-- input { [0u8, 0u8] } output { -1i64 0i64 }
+-- input { empty([0]u8) } output { -1i64 0i64 }
+entry test_flag_summary [n] (flags: [n]u8) = summary flags
 
 -- ==
 -- entry: test_cmp_small

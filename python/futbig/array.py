@@ -275,10 +275,14 @@ def _broadcast(x: Array, n: int) -> Array:
 
 
 def _raise_on_flags(ctx: Any, flags: Device, error: Callable[[int, int], Exception]) -> None:
-    """Copy an ``[n]u8`` flag vector to the host; raise ``error(first, count)`` if any is set."""
-    host = ctx.to_host(flags)
-    if host.any():
-        raise error(int(np.argmax(host != 0)), int(np.count_nonzero(host)))
+    """Raise ``error(first, count)`` if any flag of an ``[n]u8`` vector is set.
+
+    The flags are summarised on the device: two scalars come back, not the
+    vector (copying 2^24 flags from the GPU took 2.4 ms).
+    """
+    first, count = ctx.call("flag_summary", flags)
+    if count:
+        raise error(int(first), int(count))
 
 
 def _from_host(limbs: np.ndarray, dtype: BigIntType) -> Array:
