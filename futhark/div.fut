@@ -143,17 +143,52 @@ local def normalise [m] (a: [m]u64) (b: [m]u64) : (i64, u64, [m]u64, *[m+1]u64) 
     (if i < m then x[i] << s else 0) | (if s == 0 || i == 0 then 0 else x[i - 1] >> (64 - s))
   in (top + 1, s, tabulate m (\i -> if i <= top then shifted b i else 0), tabulate (m + 1) (shifted a))
 
+-- | The reciprocal of a normalised two-limb divisor d1*B + d0 (d1's top
+-- bit set) for `div3by2`: floor((B^3 - 1) / (d1*B + d0)) - B (Möller and
+-- Granlund, "Improved division by invariant integers", 2011, Algorithm 6).
+-- One hardware-style two-by-one division per divisor; every quotient digit
+-- then costs two products instead of two 64-bit divisions.
+def reciprocal_3by2 (d1: u64) (d0: u64) : u64 =
+  -- floor((B^2 - 1) / d1) - B, as in `reciprocal`.
+  let v = (divlu (u64.highest - d1) u64.highest d1).0
+  let p = d1 * v + d0
+  let (v, p) = if p >= d0 then (v, p)
+               else let (v, p) = if p >= d1 then (v - 2, p - d1) else (v - 1, p)
+                    in (v, p - d1)
+  let t1 = u64.mul_hi v d0
+  let t0 = v * d0
+  let p' = p + t1
+  in if p' >= t1 then v
+     else if p' > d1 || (p' == d1 && t0 >= d0) then v - 2
+     else v - 1
+
+-- | floor((u2*B^2 + u1*B + u0) / (d1*B + d0)) for (u2, u1) < (d1, d0), d1
+-- normalised, `dinv = reciprocal_3by2 d1 d0` (Möller and Granlund,
+-- Algorithm 5).
+def div3by2 (dinv: u64) (u2: u64) (u1: u64) (u0: u64) (d1: u64) (d0: u64) : u64 =
+  -- (q1, q0) = dinv*u2 + (u2, u1)
+  let p0 = dinv * u2
+  let q0 = p0 + u1
+  let q1 = u64.mul_hi dinv u2 + u2 + u64.bool (q0 < p0)
+  -- (r1, r0) = ((u1 - q1*d1) B + u0) - q1*d0 - d mod B^2
+  let r1 = u1 - q1 * d1
+  let t1 = u64.mul_hi d0 q1
+  let t0 = d0 * q1
+  let (r1, r0) = let s0 = u0 - t0
+                 let s1 = r1 - t1 - u64.bool (u0 < t0)
+                 in (s1 - d1 - u64.bool (s0 < d0), s0 - d0)
+  let q1 = q1 + 1
+  let (q1, r1, r0) = if r1 >= q0
+                     then let s0 = r0 + d0 in (q1 - 1, r1 + d1 + u64.bool (s0 < d0), s0)
+                     else (q1, r1, r0)
+  in if r1 > d1 || (r1 == d1 && r0 >= d0) then q1 + 1 else q1
+
 -- Knuth's estimate of floor((u2*B^2 + u1*B + u0) / (v1*B + v0)) for u2 <= v1
--- (v1's top bit set): never too small, at most one too large.
-local def estimate (u2: u64) (u1: u64) (u0: u64) (v1: u64) (v0: u64) : u64 =
-  -- For u2 == v1 the estimate is B-1 with remainder u1 + v1, which may
-  -- exceed B.
-  let (qh, rh, small) = if u2 >= v1 then (u64.highest, u1 + v1, u1 + v1 >= v1)
-                        else let (qq, rr) = divlu u2 u1 v1 in (qq, rr, true)
-  -- At most two decrements while qh*v0 > rh*B + u0 (rh < B).
-  in (loop (qh, rh, small) while small && (let hi = u64.mul_hi qh v0
-                                           in hi > rh || (hi == rh && qh * v0 > u0)) do
-        (qh - 1, rh + v1, rh + v1 >= v1)).0
+-- (v1's top bit set), `dinv = reciprocal_3by2 v1 v0`: never too small, at
+-- most two too large.  Knuth's refinement (qhat*v0 > rhat*B + u0) yields
+-- exactly min(B-1, this quotient), which is what `div3by2` gives below B-1.
+local def estimate (dinv: u64) (u2: u64) (u1: u64) (u0: u64) (v1: u64) (v0: u64) : u64 =
+  if u2 > v1 || (u2 == v1 && u1 >= v0) then u64.highest else div3by2 dinv u2 u1 u0 v1 v0
 
 -- u[j .. top] += v (k limbs at j, the carry through limbs j+k .. top); the
 -- carry out of limb `top` is dropped (it cancels the borrow of a
@@ -169,9 +204,14 @@ local def add_back [m][m1] (k: i64) (v: [m]u64) (u: *[m1]u64) (j: i64) (top: i64
       let x = u[i] + carry in (u with [i] = x, u64.bool (x < carry))
   in u
 
+-- `reciprocal_3by2` of the top two limbs of the normalised k-limb divisor v.
+local def divisor_reciprocal [m] (k: i64) (v: [m]u64) : u64 =
+  reciprocal_3by2 v[k - 1] (if k >= 2 then v[k - 2] else 0)
+
 -- One quotient limb, at position j: u[j .. j+k] becomes its remainder by v.
-local def step1 [m][m1] (k: i64) (v: [m]u64) (u: *[m1]u64) (j: i64) : (*[m1]u64, u64) =
-  let qh = estimate u[j + k] u[j + k - 1] (if k >= 2 then u[j + k - 2] else 0) v[k - 1] (if k >= 2 then v[k - 2] else 0)
+local def step1 [m][m1] (k: i64) (dinv: u64) (v: [m]u64) (u: *[m1]u64) (j: i64) : (*[m1]u64, u64) =
+  let qh = estimate dinv u[j + k] u[j + k - 1] (if k >= 2 then u[j + k - 2] else 0)
+                    v[k - 1] (if k >= 2 then v[k - 2] else 0)
   let (u, c, borrow) =
     loop (u, c, borrow) = (u, 0u64, 0u64) for i < k do
       let lo = qh * v[i] + c
@@ -192,10 +232,11 @@ local def denormalise [m][m1] (k: i64) (s: u64) (u: [m1]u64) : [m]u64 =
 -- the partial remainder: (quotient, remainder).
 def long_division [m] (a: [m]u64) (b: [m]u64) : ([m]u64, [m]u64) =
   let (k, s, v, u) = normalise a b
+  let dinv = divisor_reciprocal k v
   let (u, q) =
     loop (u, q) = (u, replicate m 0u64) for t < m - k + 1 do
       let j = m - k - t
-      let (u, qh) = step1 k v u j
+      let (u, qh) = step1 k dinv v u j
       in (u, q with [j] = qh)
   in (q, denormalise k s u)
 
@@ -208,7 +249,7 @@ def long_division [m] (a: [m]u64) (b: [m]u64) : ([m]u64, [m]u64) =
 -- capped at B^4 - 1, which the quotient never exceeds.  The digits and v's
 -- limbs stay in registers (tuples): the same code with arrays, for any
 -- number of limbs per pass, was up to 2.8x slower on the H200.
-local def step4 [m][m1] (k: i64) (v: [m]u64) (u: *[m1]u64) (j: i64) : (*[m1]u64, (u64, u64, u64, u64)) =
+local def step4 [m][m1] (k: i64) (dinv: u64) (v: [m]u64) (u: *[m1]u64) (j: i64) : (*[m1]u64, (u64, u64, u64, u64)) =
   -- Limbs of the window and of v, zero outside them (for k < 5).
   let ul i = if i >= j - 3 then u[i] else 0
   let vl i = if i >= 0 then v[i] else 0
@@ -219,7 +260,12 @@ local def step4 [m][m1] (k: i64) (v: [m]u64) (u: *[m1]u64) (j: i64) : (*[m1]u64,
                   (if U[4 + t] > V[t] then 1 else if U[4 + t] < V[t] then -1 else 0, t - 1)).0 >= 0
   let (q0, q1, q2, q3) =
     if capped then (u64.highest, u64.highest, u64.highest, u64.highest)
-    else let (qq, _) = long_division U V in (qq[0], qq[1], qq[2], qq[3])
+    -- floor(U'/V') by four `step1` on the nine limbs (its digit at B^4 is
+    -- 0 when not capped); V' has v's top limbs, and so the same `dinv`.
+    else let (_, qq) = loop (U, qq) = (U, replicate 4 0u64) for t < 4 do
+                         let (U, qh) = step1 5 dinv V U (3 - t)
+                         in (U, qq with [3 - t] = qh)
+         in (qq[0], qq[1], qq[2], qq[3])
   -- Adds q*x to a three-limb accumulator.
   let add_product (s, h, h2) (q: u64) (x: u64) =
     let pl = q * x
@@ -256,16 +302,17 @@ local def step4 [m][m1] (k: i64) (v: [m]u64) (u: *[m1]u64) (j: i64) : (*[m1]u64,
 -- over the partial remainder: (quotient, remainder).
 def long_division4 [m] (a: [m]u64) (b: [m]u64) : ([m]u64, [m]u64) =
   let (k, s, v, u) = normalise a b
+  let dinv = divisor_reciprocal k v
   let digits = m - k + 1
   -- The limbs that do not fill a group of four come first, one at a time.
   let (u, q) =
     loop (u, q) = (u, replicate m 0u64) for t < digits % 4 do
-      let (u, qh) = step1 k v u (m - k - t)
+      let (u, qh) = step1 k dinv v u (m - k - t)
       in (u, q with [m - k - t] = qh)
   let (u, q) =
     loop (u, q) for t < digits / 4 do
       let j = m - k - digits % 4 - 4 * t
-      let (u, (q0, q1, q2, q3)) = step4 k v u j
+      let (u, (q0, q1, q2, q3)) = step4 k dinv v u j
       let q = q with [j] = q3
       let q = q with [j - 1] = q2
       let q = q with [j - 2] = q1
@@ -440,10 +487,15 @@ def divmod [n][m] (thread_limbs: i64) (a: [n][m]u64) (b: [n][m]u64) : ([n][m]u64
   -- every instance (H200, 4096 bits, divisors of every length: 118 ms per
   -- thread against 57 ms).
   let spread_wide () =
-    -- One thread per row, reading down from its top limb (H200, 2048
-    -- bits: 0.43 ms; 1.1 ms as a segmented reduction over all limbs).
+    -- The choice only decides the speed (both algorithms are exact), so
+    -- 4096 rows spread over the batch decide it, each length found by one
+    -- thread reading down from the row's top limb (H200, 2048 bits: over
+    -- all rows 0.43 ms; 1.1 ms as a segmented reduction over all limbs).
     let bf = opaque (flatten b)
-    let lens = map (\r -> loop l = m while l > 0 && #[unsafe] bf[r*m + l - 1] == 0 do l - 1) (iota n)
+    let samples = i64.min n 4096
+    let lens = map (\i -> let r = i * n / samples
+                          in loop l = m while l > 0 && #[unsafe] bf[r*m + l - 1] == 0 do l - 1)
+                   (iota samples)
     let (kmax, kmin) = (reduce i64.max 0 lens, reduce i64.min m (map (\l -> if l == 0 then m else l) lens))
     in 4 * (kmax - kmin) > kmax
   -- The lengths are reduced only where they decide something.

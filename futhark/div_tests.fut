@@ -203,3 +203,66 @@ entry check_divmod_narrow [n][m] (len: i64) (x: [n][m]u64) (y: [n][m]u64) : bool
 -- | All shaped instances of a random batch divide exactly by one limb.
 entry check_div_limb [n][m] (x: [n][m]u64) (y: [n][m]u64) : bool =
   and (map3 valid_limb (iota n) x y)
+
+-- | (hi, mid, lo) = x * (d1*B + d0) for x < B, three limbs (exact: x*d < B^3).
+local def mul_3 (x: u64) (d1: u64) (d0: u64) : (u64, u64, u64) =
+  let lo = x * d0
+  let m0 = u64.mul_hi x d0
+  let m1 = x * d1
+  let mid = m0 + m1
+  in (u64.mul_hi x d1 + u64.bool (mid < m0), mid, lo)
+
+-- | (a2, a1, a0) <= (b2, b1, b0), three-limb numbers.
+local def le3 ((a2, a1, a0): (u64, u64, u64)) ((b2, b1, b0): (u64, u64, u64)) : bool =
+  a2 < b2 || (a2 == b2 && (a1 < b1 || (a1 == b1 && a0 <= b0)))
+
+-- | floor(U / D) for a quotient below B, bit by bit: the largest q with
+-- q*D <= U.  Slow and obviously right, the reference for `div3by2`.
+local def ref_div3by2 (u2: u64) (u1: u64) (u0: u64) (d1: u64) (d0: u64) : u64 =
+  loop q = 0u64 for t < 64 do
+    let c = q | (1 << u64.i64 (63 - t))
+    in if le3 (mul_3 c d1 d0) (u2, u1, u0) then c else q
+
+-- | A normalised divisor (d1, d0) and a dividend (u2, u1, u0) with
+-- (u2, u1) < (d1, d0), from random limbs, in the patterns that stress the
+-- corrections: d0 = 0 or B-1, d1 = B/2 or B-1, u2 = d1 with u1 just below
+-- d0, u2 = d1 - 1 with u1 = B-1, all-ones remainders.
+local def shape3 (i: i64) (x: [5]u64) : (u64, u64, u64, u64, u64) =
+  let d1 = match i % 5 case 0 -> 1 << 63 case 1 -> u64.highest case _ -> x[0] | (1 << 63)
+  let d0 = match i % 3 case 0 -> 0 case 1 -> u64.highest case _ -> x[1]
+  let (u2, u1) =
+    match i % 4
+    case 0 -> if d0 == 0 then (d1 - 1, x[2]) else (d1, d0 - 1 - x[2] % d0)
+    case 1 -> (d1 - 1, u64.highest)
+    case 2 -> (x[3] % d1, x[2])
+    case _ -> (if d0 == 0 then d1 - 1 else d1, if d0 == 0 then u64.highest else d0 - 1)
+  in (u2, u1, if i % 7 == 0 then u64.highest else x[4], d1, d0)
+
+-- | x + y + c (c <= 1) and the carry out.
+local def adc (x: u64) (y: u64) (c: u64) : (u64, u64) =
+  let s = x + y
+  let r = s + c
+  in (r, u64.bool (s < x) + u64.bool (r < s))
+
+-- | `div3by2` (with `reciprocal_3by2`) against the bitwise reference, and
+-- the reciprocal v against its definition: S = (B + v) * D <= B^3 - 1 <
+-- S + D, i.e. S fits three limbs and S + D does not.
+entry check_div3by2 [n] (x: [n][5]u64) : bool =
+  and (map2 (\i r ->
+               let (u2, u1, u0, d1, d0) = shape3 i r
+               let v = reciprocal_3by2 d1 d0
+               -- S = v*D + (d1, d0, 0), four limbs (s3 .. s0).
+               let (p2, p1, p0) = mul_3 v d1 d0
+               let (s1, c1) = adc p1 d0 0
+               let (s2, s3) = adc p2 d1 c1
+               -- S + D, its top limb.
+               let (_, e0) = adc p0 d0 0
+               let (_, e1) = adc s1 d1 e0
+               let (_, e2) = adc s2 0 e1
+               in s3 == 0 && e2 == 1
+                  && div3by2 v u2 u1 u0 d1 d0 == ref_div3by2 u2 u1 u0 d1 d0)
+            (iota n) x)
+
+-- ==
+-- entry: check_div3by2
+-- random input { [20000][5]u64 } output { true }
