@@ -240,6 +240,79 @@ def long_division [m] (a: [m]u64) (b: [m]u64) : ([m]u64, [m]u64) =
       in (u, q with [j] = qh)
   in (q, denormalise k s u)
 
+-- An array of `n` elements `f i` built by an unrolled loop: with `n` a
+-- constant every index is one, and the array stays in registers.
+local #[inline] def unrolled 't (n: i64) (f: i64 -> t) (x0: t) : *[n]t =
+  #[unroll] loop y = replicate n x0 for i < n do y with [i] = f i
+
+-- `x` moved up by `d` limbs (0 <= d < n), or down for `down`, with every
+-- index a constant: one conditional one-limb move per possible distance.
+local #[inline] def move_limbs [n] (down: bool) (d: i64) (x: [n]u64) : [n]u64 =
+  #[unroll]
+  loop (x: [n]u64) for t < n - 1 do
+    if t < d then unrolled n (\i -> if down then (if i + 1 < n then x[i + 1] else 0)
+                                  else (if i > 0 then x[i - 1] else 0)) 0
+    else x
+
+-- | Long division of one instance, b /= 0, with every index a constant
+-- (`w` must be one: loops are unrolled), so that everything stays in
+-- registers: (quotient, remainder).  Both operands are moved up by d = w -
+-- k limbs (k the divisor's length), so that the divisor's top limb is
+-- always limb w-1 and the window over the partial remainder never moves.
+-- The passes for quotient limbs above w-k and the divisor's d zero limbs
+-- are skipped by branches (the same in every thread of a uniform batch),
+-- so the work is long division's.
+def long_division_registers [w] (a: [w]u64) (b: [w]u64) : ([w]u64, [w]u64) =
+  let k = #[unroll] loop k = 0 for i < w do if b[i] != 0 then i + 1 else k
+  let s = u64.i32 (u64.clz (#[unroll] loop t = 0 for i < w do if b[i] != 0 then b[i] else t))
+  -- Limb i of x * 2^s, for i <= n (limb n is the bits shifted out).
+  let shifted [n] (x: [n]u64) (i: i64) =
+    (if i < n then x[i] << s else 0) | (if s == 0 || i == 0 then 0 else x[i - 1] >> (64 - s))
+  let d = w - k
+  let v = move_limbs false d (unrolled w (shifted b) 0)
+  -- a * 2^s * B^d in 2w+1 limbs.
+  let u = move_limbs false d (unrolled (2*w + 1) (\i -> if i <= w then shifted a i else 0) 0)
+  let dinv = reciprocal_3by2 v[w - 1] (if w >= 2 then v[w - 2] else 0)
+  -- Quotient limb j = w - t comes from the window x over limbs j .. j+w
+  -- of u; limbs above w - k are 0 (a < B^w, b >= B^(k-1)).
+  let (window, q) =
+    #[unroll]
+    loop (x, q) = (unrolled (w + 1) (\i -> u[w + i]) 0, replicate w 0u64) for t < w + 1 do
+      let x = unrolled (w + 1) (\i -> if t == 0 then x[i] else if i == 0 then u[w - t] else x[i - 1]) 0
+      let j = w - t
+      in if j > w - k then (x, q) else
+      let qh = estimate dinv x[w] x[w - 1] (if w >= 2 then x[w - 2] else 0) v[w - 1] (if w >= 2 then v[w - 2] else 0)
+      -- x -= qh * v over v's limbs d .. w-1 (below them v is 0), then if
+      -- negative x += v and qh -= 1 (at most once).
+      let (x, c, borrow) =
+        #[unroll]
+        loop (x, c, borrow) = (x, 0u64, 0u64) for i < w do
+          if i < d then (x, c, borrow) else
+          let lo = qh * v[i] + c
+          let hi = u64.mul_hi qh v[i] + u64.bool (lo < c)
+          let y = x[i]
+          let dd = y - lo
+          in (x with [i] = dd - borrow, hi, u64.bool (y < lo) + u64.bool (dd < borrow))
+      let y = x[w]
+      let dd = y - c
+      let negative = y < c || dd < borrow
+      let x = x with [w] = dd - borrow
+      let (x, _) =
+        if !negative then (x, 0) else
+        #[unroll]
+        loop (x, carry) = (x, 0u64) for i < w + 1 do
+          if i < d then (x, carry) else
+          let vi = if i == w then 0 else v[i]
+          let s1 = x[i] + vi
+          let s2 = s1 + carry
+          in (x with [i] = s2, u64.bool (s1 < vi) + u64.bool (s2 < carry))
+      in (x, if j < w then q with [j] = (if negative then qh - 1 else qh) else q)
+  -- The remainder is the window's low w limbs moved down by d limbs, then
+  -- shifted right by s bits.
+  let r = move_limbs true d (unrolled w (\i -> window[i]) 0)
+  let r = unrolled w (\i -> (r[i] >> s) | (if s == 0 || i + 1 == w then 0 else r[i + 1] << (64 - s))) 0
+  in (q, r)
+
 -- Four quotient limbs, at positions j .. j-3, in one multiply-subtract pass
 -- over the window u[j-3 .. j+k]: a quarter of the memory traffic of four
 -- `step1`.  The estimate floor(U'/V') from the top nine limbs U' of the
@@ -385,6 +458,7 @@ local #[inline] def divmod_thread_fixed [n] (w: i64) (a: [n][w]u64) (b: [n][w]u6
                              let y = row bf
                              let z = is_zero y
                              let (q, r) = if z then (replicate w 0, replicate w 0)
+                                          else if w <= 8 then long_division_registers x y
                                           else if w <= 32 then long_division x y
                                           else long_division4 x y
                              in (q, r, u8.bool z))

@@ -107,7 +107,7 @@ local def valid_limb [m] (i: i64) (x: [m]u64) (y: [m]u64) : bool =
           && and (map2 (==) (mul_add q dd rr) (map (\j -> if j < m then a[j] else 0) (iota (2 * m + 1))))
 
 -- ==
--- entry: check_divmod check_divmod_thread check_long_division check_long_division4 check_div_limb
+-- entry: check_divmod check_divmod_thread check_long_division check_long_division4 check_long_division_registers check_div_limb
 -- random input { [700][4]u64 [700][4]u64 }
 -- output { true }
 -- random input { [700][8]u64 [700][8]u64 }
@@ -177,6 +177,16 @@ entry check_long_division4 [n][m] (x: [n][m]u64) (y: [n][m]u64) : bool =
   let zero = map (all (== 0)) b
   let (q, r) = unzip (map3 (\z (u: [m]u64) (v: [m]u64) : ([m]u64, [m]u64) ->
                               if z then (replicate m 0, replicate m 0) else long_division4 u v)
+                            zero a b)
+  in and (map5 valid a b q r (map u8.bool zero))
+
+-- | As `check_divmod`, for long division with constant indices (here with
+-- a width that is not a constant: the same arithmetic, not in registers).
+entry check_long_division_registers [n][m] (x: [n][m]u64) (y: [n][m]u64) : bool =
+  let (a, b) = unzip (map3 shape (iota n) x y)
+  let zero = map (all (== 0)) b
+  let (q, r) = unzip (map3 (\z (u: [m]u64) (v: [m]u64) : ([m]u64, [m]u64) ->
+                              if z then (replicate m 0, replicate m 0) else long_division_registers u v)
                             zero a b)
   in and (map5 valid a b q r (map u8.bool zero))
 
