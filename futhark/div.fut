@@ -427,19 +427,19 @@ local def divmod_thread_rows [n][m] (a: [n][m]u64) (b: [n][m]u64) : ([n][m]u64, 
   in (row_major q, row_major r, z)
 
 -- Instances (threads) per block of the fixed-width per-thread kernels:
--- their quotient and remainder rows pass through shared memory, at most
--- 32 KiB per block.
-local def thread_div_instances (w: i64) : i64 = i64.min 128 (2048 / w)
+-- their quotient and remainder rows (at most 16 limbs) pass through
+-- shared memory, at most 32 KiB per block.
+local def thread_div_instances : i64 = 128
 
 -- `divmod_thread_rows` at a constant width `w` as a block-level kernel, as
 -- the per-thread multiplication: each thread reads its rows straight from
 -- global memory, its scratch is of constant size (thread-private arrays),
 -- and its quotient and remainder go to shared memory, from where the block
 -- writes its instances' rows with coalesced stores, so that no transposes
--- surround the kernel.  Inlined so that `w` is a constant.
+-- surround the kernel.  For w <= 16; inlined so that `w` is a constant.
 local #[inline] def divmod_thread_fixed [n] (w: i64) (a: [n][w]u64) (b: [n][w]u64)
     : ([n][w]u64, [n][w]u64, [n]u8) =
-  let ipb = thread_div_instances w
+  let ipb = thread_div_instances
   let af = opaque (flatten a)
   let bf = opaque (flatten b)
   let (qs, rs, zs) =
@@ -459,8 +459,7 @@ local #[inline] def divmod_thread_fixed [n] (w: i64) (a: [n][w]u64) (b: [n][w]u6
                              let z = is_zero y
                              let (q, r) = if z then (replicate w 0, replicate w 0)
                                           else if w <= 8 then long_division_registers x y
-                                          else if w <= 32 then long_division x y
-                                          else long_division4 x y
+                                          else long_division x y
                              in (q, r, u8.bool z))
              |> unzip3
            in (flatten q, flatten r, z))
