@@ -61,7 +61,9 @@ def add_quads_with 'a (g: i64) (seg: i64) (cin: carry)
                   in ( if start then acc | 4 else acc, w
                      , c0 | (c1 << 2) | (c2 << 4) | (c3 << 6) ))
     |> unzip3
-  let scanned = scan seg_carry_op carry_none accs
+  -- One instance per block (the widest numbers) needs no segments.
+  let scanned = if seg == g then scan carry_op carry_none accs
+                else scan seg_carry_op carry_none accs
   in tabulate g (\i ->
                    -- The predecessor index is only read when i > 0.
                    let p0 = if rem32 i seg == 0 then cin else #[unsafe] scanned[i-1] & 3
