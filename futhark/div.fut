@@ -40,6 +40,38 @@ local def divlu (u1: u64) (u0: u64) (d: u64) : (u64, u64) =
   let (q0, r) = digit un21 un0
   in ((q1 << 32) | q0, r >> s)
 
+-- | floor((B^2 - 1) / d) - B for a normalised limb d (top bit set), the
+-- reciprocal of Möller and Granlund, without integer division (a GPU
+-- emulates each 64-bit division in software; `divlu` needs four).  An f64
+-- quotient 2^128/d is within 2^14 of the exact one; the remainder R of
+-- B^2 - 1 by the estimate's B + v0, an exact 128-bit product, then gives
+-- the missing floor(R/d) (|R| < 2^78) by a second f64 quotient, within one,
+-- and one exact comparison settles the last unit.
+def reciprocal_word (d: u64) : u64 =
+  let two63 = f64.from_bits 0x43E0000000000000
+  let two64 = f64.from_bits 0x43F0000000000000
+  let two128 = f64.from_bits 0x47F0000000000000
+  let df = f64.u64 d
+  -- 2^128/d - 2^64 in [0, 2^64], a multiple of 2^12 (exact in f64).
+  let e = two128 / df - two64
+  -- Futhark's f64-to-u64 conversion goes through i64, so below 2^63 only.
+  let v0 = if e >= two64 then u64.highest
+           else if e >= two63 then u64.f64 (e - two63) | (1 << 63)
+           else u64.f64 e
+  -- R = B^2 - 1 - (B + v)*d modulo B^2 = the complement of (B + v)*d, a
+  -- signed 128-bit (hi, lo) pair.
+  let remainder (v: u64) = (!(u64.mul_hi v d + d), !(v * d))
+  let (r1, r0) = remainder v0
+  let t = (f64.i64 (i64.u64 r1) * two64 + f64.u64 r0) / df
+  let corr = i64.f64 (f64.floor t)
+  let v1 = v0 + u64.i64 corr
+  -- Only v = B-1 (d = B/2) can be overshot to B.
+  let v1 = if corr > 0 && v1 < v0 then u64.highest else v1
+  let (r1, r0) = remainder v1
+  in if i64.u64 r1 < 0 then v1 - 1
+     else if r1 != 0 || r0 >= d then v1 + 1
+     else v1
+
 -- | (a * b) mod d for a, b < d.
 local def mulmod (a: u64) (b: u64) (d: u64) : u64 =
   (divlu (u64.mul_hi a b) (a * b) d).1
@@ -119,11 +151,8 @@ local def newton [n][m][k] (v: [n][m]u64) (p: i64) (h: i64) (y: [n][k]u64) : [n]
 -- | Approximate reciprocals of normalised divisors (B^m/2 <= v < B^m):
 -- Y ~ B^(2m) / v within a few units, as m+1 limbs in `width (m+2)`.
 local def reciprocal [n][m] (v: [n][m]u64) : [n][]u64 =
-  -- Base case, one limb: floor((B^2-1) / v1) = B + floor((B^2-1 - B*v1) / v1),
-  -- a two-by-one division with B-1-v1 < v1.
-  let y1 = map (\r -> let t = r[m - 1]
-                      in [(divlu (u64.highest - t) u64.highest t).0, 1, 0, 0])
-               v
+  -- Base case, one limb: floor((B^2-1) / v1) = B + `reciprocal_word` v1.
+  let y1 = map (\r -> [reciprocal_word r[m - 1], 1, 0, 0]) v
   in (loop (y: [n][]u64, h) = (y1, 1) for t < depth m do
         let p = precision m (t + 1)
         in (newton v p h y, p)).0
@@ -146,11 +175,10 @@ local def normalise [m] (a: [m]u64) (b: [m]u64) : (i64, u64, [m]u64, *[m+1]u64) 
 -- | The reciprocal of a normalised two-limb divisor d1*B + d0 (d1's top
 -- bit set) for `div3by2`: floor((B^3 - 1) / (d1*B + d0)) - B (Möller and
 -- Granlund, "Improved division by invariant integers", 2011, Algorithm 6).
--- One hardware-style two-by-one division per divisor; every quotient digit
--- then costs two products instead of two 64-bit divisions.
+-- One per divisor; every quotient digit then costs two products instead of
+-- two 64-bit divisions.
 def reciprocal_3by2 (d1: u64) (d0: u64) : u64 =
-  -- floor((B^2 - 1) / d1) - B, as in `reciprocal`.
-  let v = (divlu (u64.highest - d1) u64.highest d1).0
+  let v = reciprocal_word d1
   let p = d1 * v + d0
   let (v, p) = if p >= d0 then (v, p)
                else let (v, p) = if p >= d1 then (v - 2, p - d1) else (v - 1, p)
@@ -208,17 +236,37 @@ local def add_back [m][m1] (k: i64) (v: [m]u64) (u: *[m1]u64) (j: i64) (top: i64
 local def divisor_reciprocal [m] (k: i64) (v: [m]u64) : u64 =
   reciprocal_3by2 v[k - 1] (if k >= 2 then v[k - 2] else 0)
 
+-- One limb of a multiply-subtract: x - (qh*y + c) - borrow, and the next
+-- (c, borrow).
+local def msub_limb (qh: u64) ((c, borrow): (u64, u64)) (x: u64) (y: u64) : (u64, (u64, u64)) =
+  let lo = qh * y + c
+  let hi = u64.mul_hi qh y + u64.bool (lo < c)
+  let d = x - lo
+  in (d - borrow, (hi, u64.bool (x < lo) + u64.bool (d < borrow)))
+
 -- One quotient limb, at position j: u[j .. j+k] becomes its remainder by v.
 local def step1 [m][m1] (k: i64) (dinv: u64) (v: [m]u64) (u: *[m1]u64) (j: i64) : (*[m1]u64, u64) =
   let qh = estimate dinv u[j + k] u[j + k - 1] (if k >= 2 then u[j + k - 2] else 0)
                     v[k - 1] (if k >= 2 then v[k - 2] else 0)
-  let (u, c, borrow) =
-    loop (u, c, borrow) = (u, 0u64, 0u64) for i < k do
-      let lo = qh * v[i] + c
-      let hi = u64.mul_hi qh v[i] + u64.bool (lo < c)
-      let x = u[j + i]
-      let d = x - lo
-      in (u with [j + i] = d - borrow, hi, u64.bool (x < lo) + u64.bool (d < borrow))
+  -- Four limbs per iteration, all loaded before any is stored, so that
+  -- their loads (from global memory in the map over rows) overlap.
+  let (u, cb) =
+    loop (u, cb) = (u, (0u64, 0u64)) for t < k / 4 do
+      let i = 4 * t
+      let (x0, x1, x2, x3) = (u[j + i], u[j + i + 1], u[j + i + 2], u[j + i + 3])
+      let (y0, y1, y2, y3) = (v[i], v[i + 1], v[i + 2], v[i + 3])
+      let (z0, cb) = msub_limb qh cb x0 y0
+      let (z1, cb) = msub_limb qh cb x1 y1
+      let (z2, cb) = msub_limb qh cb x2 y2
+      let (z3, cb) = msub_limb qh cb x3 y3
+      let u = u with [j + i] = z0
+      let u = u with [j + i + 1] = z1
+      let u = u with [j + i + 2] = z2
+      in (u with [j + i + 3] = z3, cb)
+  let (u, (c, borrow)) =
+    loop (u, cb) for i in k / 4 * 4..<k do
+      let (z, cb) = msub_limb qh cb u[j + i] v[i]
+      in (u with [j + i] = z, cb)
   let x = u[j + k]
   let d = x - c
   let u = u with [j + k] = d - borrow
@@ -313,6 +361,15 @@ def long_division_registers [w] (a: [w]u64) (b: [w]u64) : ([w]u64, [w]u64) =
   let r = unrolled w (\i -> (r[i] >> s) | (if s == 0 || i + 1 == w then 0 else r[i + 1] << (64 - s))) 0
   in (q, r)
 
+-- q*x added to a three-limb accumulator (s, h, h2).
+local def add_product ((s, h, h2): (u64, u64, u64)) (q: u64) (x: u64) : (u64, u64, u64) =
+  let pl = q * x
+  let ph = u64.mul_hi q x
+  let s' = s + pl
+  let h' = h + ph
+  let h'' = h' + u64.bool (s' < pl)
+  in (s', h'', h2 + u64.bool (h' < ph) + u64.bool (h'' < h'))
+
 -- Four quotient limbs, at positions j .. j-3, in one multiply-subtract pass
 -- over the window u[j-3 .. j+k]: a quarter of the memory traffic of four
 -- `step1`.  The estimate floor(U'/V') from the top nine limbs U' of the
@@ -339,30 +396,35 @@ local def step4 [m][m1] (k: i64) (dinv: u64) (v: [m]u64) (u: *[m1]u64) (j: i64) 
                          let (U, qh) = step1 5 dinv V U (3 - t)
                          in (U, qq with [3 - t] = qh)
          in (qq[0], qq[1], qq[2], qq[3])
-  -- Adds q*x to a three-limb accumulator.
-  let add_product (s, h, h2) (q: u64) (x: u64) =
-    let pl = q * x
-    let ph = u64.mul_hi q x
-    let s' = s + pl
-    let h' = h + ph
-    let h'' = h' + u64.bool (s' < pl)
-    in (s', h'', h2 + u64.bool (h' < ph) + u64.bool (h'' < h'))
   -- u[j-3 .. j+k] -= (q3 B^3 + q2 B^2 + q1 B + q0) * v, v's limbs slid
   -- through (x0 .. x3) = (v[i], v[i-1], v[i-2], v[i-3]).  The carry into
   -- the next limb (the product limb's high part plus the borrow) is below
   -- 5B, as (c, c_hi).
-  let (u, c, c_hi, _, _, _) =
-    loop (u, c, c_hi, x1, x2, x3) = (u, 0u64, 0u64, 0u64, 0u64, 0u64) for i < k + 4 do
-      let x0 = if i < k then v[i] else 0
-      let (s, h, h2) = (c, c_hi, 0u64)
-                       |> \acc -> add_product acc q0 x0
-                       |> \acc -> add_product acc q1 x1
-                       |> \acc -> add_product acc q2 x2
-                       |> \acc -> add_product acc q3 x3
-      let x = u[j - 3 + i]
-      let b = u64.bool (x < s)
-      let nc = h + b
-      in (u with [j - 3 + i] = x - s, nc, h2 + u64.bool (nc < b), x0, x1, x2)
+  let limb (c, c_hi, x1, x2, x3) (x: u64) (x0: u64) =
+    let (s, h, h2) = (c, c_hi, 0u64)
+                     |> \acc -> add_product acc q0 x0
+                     |> \acc -> add_product acc q1 x1
+                     |> \acc -> add_product acc q2 x2
+                     |> \acc -> add_product acc q3 x3
+    let b = u64.bool (x < s)
+    let nc = h + b
+    in (x - s, (nc, h2 + u64.bool (nc < b), x0, x1, x2))
+  let vk i = if i < k then v[i] else 0
+  -- Two limbs per iteration, both loaded before either is stored (as in
+  -- `step1`).
+  let (u, st) =
+    loop (u, st) = (u, (0u64, 0u64, 0u64, 0u64, 0u64)) for t < (k + 4) / 2 do
+      let i = 2 * t
+      let (xa, xb) = (u[j - 3 + i], u[j - 2 + i])
+      let (ya, yb) = (vk i, vk (i + 1))
+      let (za, st) = limb st xa ya
+      let (zb, st) = limb st xb yb
+      let u = u with [j - 3 + i] = za
+      in (u with [j - 2 + i] = zb, st)
+  let (u, (c, c_hi, _, _, _)) =
+    loop (u, st) for i in (k + 4) / 2 * 2..<k + 4 do
+      let (z, st) = limb st u[j - 3 + i] (vk i)
+      in (u with [j - 3 + i] = z, st)
   in if c != 0 || c_hi != 0
      then let (q0, b0) = (q0 - 1, q0 == 0)
           let (q1, b1) = if b0 then (q1 - 1, q1 == 0) else (q1, false)
@@ -392,39 +454,127 @@ def long_division4 [m] (a: [m]u64) (b: [m]u64) : ([m]u64, [m]u64) =
       in (u, q with [j - 3] = q0)
   in (q, denormalise k s u)
 
+-- Eight quotient limbs, at positions j .. j-7, in one multiply-subtract
+-- pass over the window u[j-7 .. j+k]: `step4` with an eight-limb digit,
+-- estimated from the top 17 limbs U' of the window and the top nine limbs
+-- V' of v (the same bounds: never too small, at most one too large, capped
+-- at B^8 - 1).  The digits are returned as two quads, low one first.
+local def step8 [m][m1] (k: i64) (dinv: u64) (v: [m]u64) (u: *[m1]u64) (j: i64)
+    : (*[m1]u64, ((u64, u64, u64, u64), (u64, u64, u64, u64))) =
+  let ul i = if i >= j - 7 then u[i] else 0
+  let vl i = if i >= 0 then v[i] else 0
+  let U = tabulate 17 (\t -> ul (j + k - 16 + t))
+  let V = tabulate 17 (\t -> if t < 9 then vl (k - 9 + t) else 0)
+  let capped = (loop (c, t) = (0i8, 8) while c == 0 && t >= 0 do
+                  (if U[8 + t] > V[t] then 1 else if U[8 + t] < V[t] then -1 else 0, t - 1)).0 >= 0
+  let qs =
+    if capped then replicate 8 u64.highest
+    else (loop (U, qq) = (U, replicate 8 0u64) for t < 8 do
+            let (U, qh) = step1 9 dinv V U (7 - t)
+            in (U, qq with [7 - t] = qh)).1
+  let (q0, q1, q2, q3, q4, q5, q6, q7) = (qs[0], qs[1], qs[2], qs[3], qs[4], qs[5], qs[6], qs[7])
+  -- v's limbs slide through (x0 .. x7) = (v[i] .. v[i-7]); the carry into
+  -- the next limb is below 9B, as (c, c_hi).
+  let limb (c, c_hi, x1, x2, x3, x4, x5, x6, x7) (x: u64) (x0: u64) =
+    let (s, h, h2) = (c, c_hi, 0u64)
+                     |> \acc -> add_product acc q0 x0
+                     |> \acc -> add_product acc q1 x1
+                     |> \acc -> add_product acc q2 x2
+                     |> \acc -> add_product acc q3 x3
+                     |> \acc -> add_product acc q4 x4
+                     |> \acc -> add_product acc q5 x5
+                     |> \acc -> add_product acc q6 x6
+                     |> \acc -> add_product acc q7 x7
+    let b = u64.bool (x < s)
+    let nc = h + b
+    in (x - s, (nc, h2 + u64.bool (nc < b), x0, x1, x2, x3, x4, x5, x6))
+  let vk i = if i < k then v[i] else 0
+  let (u, st) =
+    loop (u, st) = (u, (0u64, 0u64, 0u64, 0u64, 0u64, 0u64, 0u64, 0u64, 0u64)) for t < (k + 8) / 2 do
+      let i = 2 * t
+      let (xa, xb) = (u[j - 7 + i], u[j - 6 + i])
+      let (ya, yb) = (vk i, vk (i + 1))
+      let (za, st) = limb st xa ya
+      let (zb, st) = limb st xb yb
+      let u = u with [j - 7 + i] = za
+      in (u with [j - 6 + i] = zb, st)
+  let (u, (c, c_hi, _, _, _, _, _, _, _)) =
+    loop (u, st) for i in (k + 8) / 2 * 2..<k + 8 do
+      let (z, st) = limb st u[j - 7 + i] (vk i)
+      in (u with [j - 7 + i] = z, st)
+  in if c != 0 || c_hi != 0
+     then let (qs, _) = loop (qs, b) = (copy qs, true) for t < 8 do
+                          let x = qs[t] in if b then (qs with [t] = x - 1, x == 0) else (qs, false)
+          in (add_back k v u (j - 7) (j + k), ((qs[0], qs[1], qs[2], qs[3]), (qs[4], qs[5], qs[6], qs[7])))
+     else (u, ((q0, q1, q2, q3), (q4, q5, q6, q7)))
+
+-- | Long division of one instance, b /= 0, eight quotient limbs per pass
+-- over the partial remainder: (quotient, remainder).
+def long_division8 [m] (a: [m]u64) (b: [m]u64) : ([m]u64, [m]u64) =
+  let (k, s, v, u) = normalise a b
+  let dinv = divisor_reciprocal k v
+  let digits = m - k + 1
+  let (u, q) =
+    loop (u, q) = (u, replicate m 0u64) for t < digits % 8 do
+      let (u, qh) = step1 k dinv v u (m - k - t)
+      in (u, q with [m - k - t] = qh)
+  let (u, q) =
+    loop (u, q) for t < digits / 8 do
+      let j = m - k - digits % 8 - 8 * t
+      let (u, ((q0, q1, q2, q3), (q4, q5, q6, q7))) = step8 k dinv v u j
+      let q = q with [j] = q7
+      let q = q with [j - 1] = q6
+      let q = q with [j - 2] = q5
+      let q = q with [j - 3] = q4
+      let q = q with [j - 4] = q3
+      let q = q with [j - 5] = q2
+      let q = q with [j - 6] = q1
+      in (u, q with [j - 7] = q0)
+  in (q, denormalise k s u)
+
 -- Whether every limb of `y` is zero, sequentially (inside a thread).
 local def is_zero [w] (y: [w]u64) : bool =
   (loop (z, i) = (true, 0) while z && i < w do (y[i] == 0, i + 1)).0
 
 -- Batched division with one instance per thread (Knuth's Algorithm D) as
--- a map over the rows, for any width.  Each thread reads its rows straight
--- from the flat operands: indexing rows of `a` and `b` instead makes the
--- compiler transpose both first, for coalesced reads (two passes over the
--- operands, 550 us per 2^32-bit batch on the H200).
-local def divmod_thread_rows [n][m] (a: [n][m]u64) (b: [n][m]u64) : ([n][m]u64, [n][m]u64, [n]u8) =
-  -- Several quotient limbs per pass cut the traffic to the partial
-  -- remainder, which lives in global memory; they cost an extra small
-  -- division per pass.  H200, us per 2^32-bit batch, 1 / 2 / 4 limbs per
-  -- pass: 2048 bits 5159 / 5234 / 5666, 4096 bits 10332 / 8170 / 7110,
-  -- 8192 bits 20799 / 13607 / 9956, 32768 bits 92263 / 52567 / 30565.
-  -- Everything inside an instance is sequential, so that the GPU version
-  -- is one kernel with one thread per instance.
+-- a map over the rows, for any width, each instance divided by `divide`.
+-- Each thread reads its rows straight from the flat operands: indexing rows
+-- of `a` and `b` instead makes the compiler transpose both first, for
+-- coalesced reads (two passes over the operands, 550 us per 2^32-bit batch
+-- on the H200).  Everything inside an instance is sequential, so that the
+-- GPU version is one kernel with one thread per instance.
+local def divmod_rows_with [n][m] (divide: [m]u64 -> [m]u64 -> ([m]u64, [m]u64))
+                                  (a: [n][m]u64) (b: [n][m]u64) : ([n][m]u64, [n][m]u64, [n]u8) =
   let af = opaque (flatten a)
   let bf = opaque (flatten b)
   let (q, r, z) =
     #[sequential_inner]
-    map (\i -> let x = tabulate m (\j -> #[unsafe] af[i*m + j])
-               let y = tabulate m (\j -> #[unsafe] bf[i*m + j])
+    map (\i -> -- Slices, not copies: the rows are read where they are.
+               let x = #[unsafe] af[i*m:i*m + m] :> [m]u64
+               let y = #[unsafe] bf[i*m:i*m + m] :> [m]u64
                let z = is_zero y
-               let (q, r) = if z then (replicate m 0, replicate m 0)
-                            else if m <= 32 then long_division x y
-                            else long_division4 x y
+               let (q, r) = if z then (replicate m 0, replicate m 0) else divide x y
                in (q, r, u8.bool z))
         (iota n)
     |> unzip3
   -- Row-major results (the kernel writes them transposed): so the `if`
   -- choosing a kernel in `divmod_thread` need not copy every result.
   in (row_major q, row_major r, z)
+
+-- `divmod_rows_with` the long division that suits the width.  Several
+-- quotient limbs per pass cut the traffic to the partial remainder, which
+-- lives in global memory; they cost an extra small division per pass.
+-- H200, us per 2^32-bit batch, 4 / 8 limbs per pass: 4096 bits 6036 /
+-- 6535, 8192 bits 8576 / 8593, 16384 bits 13361 / 13067, 32768 bits
+-- 25473 / 21479 (one limb per pass is best up to 2048 bits).  One and four
+-- limbs per pass share a kernel: a kernel each was slower (2048 bits: 4688
+-- against 4526 us, 4096: 6663 against 6036, 8192: 9974 against 8576).
+-- Eight, with the most registers, have their own: in the shared kernel
+-- they slowed the others (2048 bits: 5067 against 4526).
+local def divmod_thread_rows [n][m] (a: [n][m]u64) (b: [n][m]u64) : ([n][m]u64, [n][m]u64, [n]u8) =
+  if m <= 128
+  then divmod_rows_with (\x y -> if m <= 32 then long_division x y else long_division4 x y) a b
+  else divmod_rows_with long_division8 a b
 
 -- Instances (threads) per block of the fixed-width per-thread kernels:
 -- their quotient and remainder rows (at most 16 limbs) pass through

@@ -107,7 +107,7 @@ local def valid_limb [m] (i: i64) (x: [m]u64) (y: [m]u64) : bool =
           && and (map2 (==) (mul_add q dd rr) (map (\j -> if j < m then a[j] else 0) (iota (2 * m + 1))))
 
 -- ==
--- entry: check_divmod check_divmod_thread check_long_division check_long_division4 check_long_division_registers check_div_limb
+-- entry: check_divmod check_divmod_thread check_long_division check_long_division4 check_long_division8 check_long_division_registers check_div_limb
 -- random input { [700][4]u64 [700][4]u64 }
 -- output { true }
 -- random input { [700][8]u64 [700][8]u64 }
@@ -177,6 +177,15 @@ entry check_long_division4 [n][m] (x: [n][m]u64) (y: [n][m]u64) : bool =
   let zero = map (all (== 0)) b
   let (q, r) = unzip (map3 (\z (u: [m]u64) (v: [m]u64) : ([m]u64, [m]u64) ->
                               if z then (replicate m 0, replicate m 0) else long_division4 u v)
+                            zero a b)
+  in and (map5 valid a b q r (map u8.bool zero))
+
+-- | As `check_divmod`, for long division eight quotient limbs per pass.
+entry check_long_division8 [n][m] (x: [n][m]u64) (y: [n][m]u64) : bool =
+  let (a, b) = unzip (map3 shape (iota n) x y)
+  let zero = map (all (== 0)) b
+  let (q, r) = unzip (map3 (\z (u: [m]u64) (v: [m]u64) : ([m]u64, [m]u64) ->
+                              if z then (replicate m 0, replicate m 0) else long_division8 u v)
                             zero a b)
   in and (map5 valid a b q r (map u8.bool zero))
 
@@ -276,3 +285,29 @@ entry check_div3by2 [n] (x: [n][5]u64) : bool =
 -- ==
 -- entry: check_div3by2
 -- random input { [20000][5]u64 } output { true }
+
+-- | `reciprocal_word` against its definition, (B + v)*d <= B^2 - 1 <
+-- (B + v + 1)*d, on divisors from random limbs in the patterns at the ends
+-- of its range: B/2 and B-1 exactly, B/2 plus a few bits, B-1 minus a few
+-- bits, and random normalised limbs.
+entry check_reciprocal_word [n] (x: [n]u64) : bool =
+  and (map2 (\i r ->
+               let few = (r >> 1) >> (r % 64)
+               let d = match i % 6
+                       case 0 -> 1 << 63
+                       case 1 -> u64.highest
+                       case 2 -> (1 << 63) | few
+                       case 3 -> u64.highest - few
+                       case _ -> r | (1 << 63)
+               let v = reciprocal_word d
+               -- P = (B + v)*d as (p1, p0); it must fit two limbs, and P + d must not.
+               let p0 = v * d
+               let (p1, c) = adc (u64.mul_hi v d) d 0
+               let (_, e0) = adc p0 d 0
+               let (_, e1) = adc p1 0 e0
+               in c == 0 && e1 == 1)
+            (iota n) x)
+
+-- ==
+-- entry: check_reciprocal_word
+-- random input { [100000]u64 } output { true }

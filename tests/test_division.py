@@ -139,7 +139,7 @@ def test_divmod_divisors_of_one_length(ctx, rng, thread_limbs, bits, n, k):
     assert not bad, f"{len(bad)} wrong, first at instance {bad[0]}: a={hex(a[bad[0]])} b={hex(b[bad[0]])}"
 
 
-def estimate_breakers(rng: random.Random, bits: int, n: int) -> tuple[list[int], list[int]]:
+def estimate_breakers(rng: random.Random, bits: int, n: int, k: int | None = None) -> tuple[list[int], list[int]]:
     """Operands whose quotient-limb estimates are too large (add-back) or capped (at B^D - 1).
 
     An estimate from the leading limbs of the partial remainder U and of the
@@ -147,12 +147,14 @@ def estimate_breakers(rng: random.Random, bits: int, n: int) -> tuple[list[int],
     the estimate is Qd, the quotient Qd - 1.  Such windows are placed at every
     limb offset t; the remainder they leave, v - 1, makes the next window's
     estimate reach the cap.  Divisors keep their top bit set (no shift), or not.
+    Divisors have k limbs if k is given, random lengths otherwise.
     """
     m = storage_limbs(bits)
     B = 1 << 64
     a, b = [], []
+    fixed_k = k
     for i in range(n):
-        k = rng.randint(1, max(1, m - 1))
+        k = fixed_k or rng.randint(1, max(1, m - 1))
         top = rng.randint(1, min(3, k))
         lead = rng.getrandbits(64 * top) | (1 << (64 * top - 1 - (i % 3 == 2) * rng.randrange(63)))
         v = lead << (64 * (k - top)) | (B ** (k - top) - 1 if i % 4 else 0)
@@ -170,6 +172,20 @@ def test_divmod_estimates_too_large(ctx, rng, thread_limbs, bits, n):
     a, b = estimate_breakers(rng, bits, n)
     m = storage_limbs(bits)
     q, r, _ = ctx.call("divmod", thread_limbs, to_limbs(a, m), to_limbs(b, m))
+    qs, rs = from_limbs(ctx.to_host(q)), from_limbs(ctx.to_host(r))
+    bad = [i for i, (x, y) in enumerate(zip(a, b)) if (qs[i], rs[i]) != GMP.divmod(x, y)]
+    assert not bad, f"{len(bad)} wrong, first at instance {bad[0]}: a={hex(a[bad[0]])} b={hex(b[bad[0]])}"
+
+
+@pytest.mark.parametrize("bits,n,k", [(64 * 17, 2_000, 9), (64 * 32, 2_000, 16), (64 * 33, 1_000, 20),
+                                      (64 * 64, 1_000, 31), (64 * 65, 1_000, 33), (64 * 128, 500, 64),
+                                      (64 * 200, 300, 70)])
+def test_long_division_estimates_too_large(ctx, rng, bits, n, k):
+    """As above with one divisor length per batch, which long division serves at every width: the
+    estimates of one, four and eight quotient limbs per pass overshoot and reach their caps."""
+    a, b = estimate_breakers(rng, bits, n, k)
+    m = storage_limbs(bits)
+    q, r, _ = ctx.call("divmod", ALGORITHMS["thread"], to_limbs(a, m), to_limbs(b, m))
     qs, rs = from_limbs(ctx.to_host(q)), from_limbs(ctx.to_host(r))
     bad = [i for i, (x, y) in enumerate(zip(a, b)) if (qs[i], rs[i]) != GMP.divmod(x, y)]
     assert not bad, f"{len(bad)} wrong, first at instance {bad[0]}: a={hex(a[bad[0]])} b={hex(b[bad[0]])}"
