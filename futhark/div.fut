@@ -370,6 +370,43 @@ local def add_product ((s, h, h2): (u64, u64, u64)) (q: u64) (x: u64) : (u64, u6
   let h'' = h' + u64.bool (s' < pl)
   in (s', h'', h2 + u64.bool (h' < ph) + u64.bool (h'' < h'))
 
+-- The limbs u[base .. base+len-1] replaced one by one by `limb` (a state,
+-- the limb of u, limb i of v from `vl i`; the new limb and state), two per
+-- iteration, both loaded before either is stored.  With `ahead`, the next
+-- two limbs of u and v are also loaded before this iteration's stores, so
+-- that their loads (from global memory in the map over rows) overlap its
+-- arithmetic: the compiler does not move a load above a store to the same
+-- array.  H200, eight quotient limbs per pass: 16384 bits 12149 to 11468
+-- us, 65536 bits 38234 to 36112; four, whose kernel also serves one limb
+-- per pass, got slower from the registers (4096 bits: 5689 against 5363).
+local def msub_pairs 's [m1] (ahead: bool) (limb: s -> u64 -> u64 -> (u64, s)) (vl: i64 -> u64)
+                            (u: *[m1]u64) (base: i64) (len: i64) (st: s) : (*[m1]u64, s) =
+  -- Loads past the window (of the last iteration) read limb m1-1 and are unused.
+  let at (x: [m1]u64) (i: i64) = x[i64.min (base + i) (m1 - 1)]
+  let (u, st) =
+    if ahead then
+      let first = (at u 0, at u 1, vl 0, vl 1)
+      let (u, st, _) =
+        loop (u, st, (xa, xb, ya, yb)) = (u, st, first) for t < len / 2 do
+          let i = 2 * t
+          let next = (at u (i + 2), at u (i + 3), vl (i + 2), vl (i + 3))
+          let (za, st) = limb st xa ya
+          let (zb, st) = limb st xb yb
+          let u = u with [base + i] = za
+          in (u with [base + i + 1] = zb, st, next)
+      in (u, st)
+    else
+      loop (u, st) for t < len / 2 do
+        let i = 2 * t
+        let (xa, xb, ya, yb) = (u[base + i], u[base + i + 1], vl i, vl (i + 1))
+        let (za, st) = limb st xa ya
+        let (zb, st) = limb st xb yb
+        let u = u with [base + i] = za
+        in (u with [base + i + 1] = zb, st)
+  in loop (u, st) for i in len / 2 * 2..<len do
+       let (z, st) = limb st u[base + i] (vl i)
+       in (u with [base + i] = z, st)
+
 -- Four quotient limbs, at positions j .. j-3, in one multiply-subtract pass
 -- over the window u[j-3 .. j+k]: a quarter of the memory traffic of four
 -- `step1`.  The estimate floor(U'/V') from the top nine limbs U' of the
@@ -409,22 +446,8 @@ local def step4 [m][m1] (k: i64) (dinv: u64) (v: [m]u64) (u: *[m1]u64) (j: i64) 
     let b = u64.bool (x < s)
     let nc = h + b
     in (x - s, (nc, h2 + u64.bool (nc < b), x0, x1, x2))
-  let vk i = if i < k then v[i] else 0
-  -- Two limbs per iteration, both loaded before either is stored (as in
-  -- `step1`).
-  let (u, st) =
-    loop (u, st) = (u, (0u64, 0u64, 0u64, 0u64, 0u64)) for t < (k + 4) / 2 do
-      let i = 2 * t
-      let (xa, xb) = (u[j - 3 + i], u[j - 2 + i])
-      let (ya, yb) = (vk i, vk (i + 1))
-      let (za, st) = limb st xa ya
-      let (zb, st) = limb st xb yb
-      let u = u with [j - 3 + i] = za
-      in (u with [j - 2 + i] = zb, st)
   let (u, (c, c_hi, _, _, _)) =
-    loop (u, st) for i in (k + 4) / 2 * 2..<k + 4 do
-      let (z, st) = limb st u[j - 3 + i] (vk i)
-      in (u with [j - 3 + i] = z, st)
+    msub_pairs false limb (\i -> if i < k then v[i] else 0) u (j - 3) (k + 4) (0, 0, 0, 0, 0)
   in if c != 0 || c_hi != 0
      then let (q0, b0) = (q0 - 1, q0 == 0)
           let (q1, b1) = if b0 then (q1 - 1, q1 == 0) else (q1, false)
@@ -488,20 +511,8 @@ local def step8 [m][m1] (k: i64) (dinv: u64) (v: [m]u64) (u: *[m1]u64) (j: i64)
     let b = u64.bool (x < s)
     let nc = h + b
     in (x - s, (nc, h2 + u64.bool (nc < b), x0, x1, x2, x3, x4, x5, x6))
-  let vk i = if i < k then v[i] else 0
-  let (u, st) =
-    loop (u, st) = (u, (0u64, 0u64, 0u64, 0u64, 0u64, 0u64, 0u64, 0u64, 0u64)) for t < (k + 8) / 2 do
-      let i = 2 * t
-      let (xa, xb) = (u[j - 7 + i], u[j - 6 + i])
-      let (ya, yb) = (vk i, vk (i + 1))
-      let (za, st) = limb st xa ya
-      let (zb, st) = limb st xb yb
-      let u = u with [j - 7 + i] = za
-      in (u with [j - 6 + i] = zb, st)
   let (u, (c, c_hi, _, _, _, _, _, _, _)) =
-    loop (u, st) for i in (k + 8) / 2 * 2..<k + 8 do
-      let (z, st) = limb st u[j - 7 + i] (vk i)
-      in (u with [j - 7 + i] = z, st)
+    msub_pairs true limb (\i -> if i < k then v[i] else 0) u (j - 7) (k + 8) (0, 0, 0, 0, 0, 0, 0, 0, 0)
   in if c != 0 || c_hi != 0
      then let (qs, _) = loop (qs, b) = (copy qs, true) for t < 8 do
                           let x = qs[t] in if b then (qs with [t] = x - 1, x == 0) else (qs, false)
@@ -564,17 +575,20 @@ local def divmod_rows_with [n][m] (divide: [m]u64 -> [m]u64 -> ([m]u64, [m]u64))
 -- `divmod_rows_with` the long division that suits the width.  Several
 -- quotient limbs per pass cut the traffic to the partial remainder, which
 -- lives in global memory; they cost an extra small division per pass.
--- H200, us per 2^32-bit batch, 4 / 8 limbs per pass: 4096 bits 6036 /
--- 6535, 8192 bits 8576 / 8593, 16384 bits 13361 / 13067, 32768 bits
--- 25473 / 21479 (one limb per pass is best up to 2048 bits).  One and four
--- limbs per pass share a kernel: a kernel each was slower (2048 bits: 4688
--- against 4526 us, 4096: 6663 against 6036, 8192: 9974 against 8576).
--- Eight, with the most registers, have their own: in the shared kernel
--- they slowed the others (2048 bits: 5067 against 4526).
+-- One limb per pass is used up to 32 limbs, four up to 64 and eight above
+-- (H200, us per 2^32-bit batch, four / eight: 8192 bits 7792 / 7187).  One
+-- and four limbs per pass share a kernel: a kernel each was slower (2048
+-- bits: 4688 against 4526 us, 4096: 6663 against 6036).  Eight, with the
+-- most registers, have their own: in the shared kernel they slowed the
+-- others (2048 bits: 5067 against 4526).  That kernel has no bounds checks
+-- (`#[unsafe]`; the `check_long_division8` test runs the same code with
+-- them): 16384 bits 11431 to 11243 us.  Without them the shared kernel was
+-- faster at 2048 bits (3797 against 4005 us) but much slower wider (8192
+-- bits: 10783 against 7970 us).
 local def divmod_thread_rows [n][m] (a: [n][m]u64) (b: [n][m]u64) : ([n][m]u64, [n][m]u64, [n]u8) =
-  if m <= 128
+  if m <= 64
   then divmod_rows_with (\x y -> if m <= 32 then long_division x y else long_division4 x y) a b
-  else divmod_rows_with long_division8 a b
+  else divmod_rows_with (\x y -> #[unsafe] long_division8 x y) a b
 
 -- Instances (threads) per block of the fixed-width per-thread kernels:
 -- their quotient and remainder rows (at most 16 limbs) pass through
