@@ -139,7 +139,8 @@ def test_divmod_divisors_of_one_length(ctx, rng, thread_limbs, bits, n, k):
     assert not bad, f"{len(bad)} wrong, first at instance {bad[0]}: a={hex(a[bad[0]])} b={hex(b[bad[0]])}"
 
 
-def estimate_breakers(rng: random.Random, bits: int, n: int, k: int | None = None) -> tuple[list[int], list[int]]:
+def estimate_breakers(rng: random.Random, bits: int, n: int,
+                      divisor_limbs: int | None = None) -> tuple[list[int], list[int]]:
     """Operands whose quotient-limb estimates are too large (add-back) or capped (at B^D - 1).
 
     An estimate from the leading limbs of the partial remainder U and of the
@@ -147,14 +148,13 @@ def estimate_breakers(rng: random.Random, bits: int, n: int, k: int | None = Non
     the estimate is Qd, the quotient Qd - 1.  Such windows are placed at every
     limb offset t; the remainder they leave, v - 1, makes the next window's
     estimate reach the cap.  Divisors keep their top bit set (no shift), or not.
-    Divisors have k limbs if k is given, random lengths otherwise.
+    Divisors have `divisor_limbs` limbs if given, random lengths otherwise.
     """
     m = storage_limbs(bits)
     B = 1 << 64
     a, b = [], []
-    fixed_k = k
     for i in range(n):
-        k = fixed_k or rng.randint(1, max(1, m - 1))
+        k = divisor_limbs or rng.randint(1, max(1, m - 1))
         top = rng.randint(1, min(3, k))
         lead = rng.getrandbits(64 * top) | (1 << (64 * top - 1 - (i % 3 == 2) * rng.randrange(63)))
         v = lead << (64 * (k - top)) | (B ** (k - top) - 1 if i % 4 else 0)
