@@ -6,6 +6,8 @@
 -- passes through), bit 2 "segment start" (only in the segmented scan).
 
 import "limbs"
+import "blocks"
+import "thresholds"
 
 -- | Augmented carry of one position.
 type carry = u32
@@ -29,11 +31,6 @@ def seg_carry_op (x: carry) (y: carry) : carry =
 -- | Augmented carry of the limb sum `r = x + y` (eq. 13).
 def carry_of_sum (x: u64) (r: u64) : carry =
   u32.bool (r < x) | (u32.bool (r == u64.highest) << 1)
-
-local def quad_carries ((x0, x1, x2, x3): quad) ((y0, y1, y2, y3): quad)
-    : (carry, carry, carry, carry) =
-  ( carry_of_sum x0 (x0 + y0), carry_of_sum x1 (x1 + y1)
-  , carry_of_sum x2 (x2 + y2), carry_of_sum x3 (x3 + y3) )
 
 -- | Block-level *badd* with Q = 4 (thesis Listing 5) on quads held by the
 -- `g` threads of a block, where every `seg` consecutive threads form one
@@ -76,10 +73,6 @@ def add_quads_with 'a (g: i64) (seg: i64) (cin: carry)
                    in finish i (w0 + bit p0, w1 + bit p1, w2 + bit p2, w3 + bit p3)
                              (carry_op p3 (cs >> 6) & 1 == 1))
 
--- | `add_quads_with` returning the plain sums modulo `2^(64*4*seg)`.
-def add_quads [g] (seg: i64) (xs: [g]quad) (ys: [g]quad) : [g]quad =
-  add_quads_with g seg carry_none (\_ w _ -> w) (\i -> xs[i]) (\i -> ys[i])
-
 -- | Bitwise complement of a quad.
 def not_quad ((x0, x1, x2, x3): quad) : quad = (!x0, !x1, !x2, !x3)
 
@@ -109,7 +102,7 @@ def flag_thread (bits: i64) (m: i64) : i64 =
 local def addsub_blocks [n][m] (bits: i64) (invert: bool) (cin: carry)
                                (opx: quad -> quad) (opy: quad -> quad)
                                (a: [n][m]u64) (b: [n][m]u64) : ([n][m]u64, [n]u8) =
-  let ipb = instances_per_block 256 m
+  let ipb = instances_per_block add_block_threads m
   let seg = m / 4
   let g = ipb * seg
   -- `opaque` keeps flat indices flat (no division by m per read).
@@ -117,20 +110,17 @@ local def addsub_blocks [n][m] (bits: i64) (invert: bool) (cin: carry)
   let bf = opaque (flatten b)
   let ft = flag_thread bits m
   let (ws, fs) =
-    -- One group of instances per GPU block; m <= 4096 keeps g <= 1024.
-    #[incremental_flattening(only_intra)]
-    map (\blk ->
-           let off = blk * (ipb * m)
-           let (rs, contribs) =
-             add_quads_with g seg cin (mask_and_flag bits m invert)
-                            (\i -> opx (quad_from af (off + 4*i)))
-                            (\i -> opy (quad_from bf (off + 4*i)))
-             |> unzip
-           in (store_quads rs :> [ipb*m]u64,
-               tabulate ipb (\s -> #[unsafe] contribs[s * seg + ft])))
-        (iota (num_blocks n ipb))
-    |> unzip
-  in (flatten ws |> take (n*m) |> unflatten, flatten fs |> take n)
+    unzip (block_map (num_blocks n ipb)
+             (\blk ->
+                let off = blk * (ipb * m)
+                let (rs, contribs) =
+                  add_quads_with g seg cin (mask_and_flag bits m invert)
+                                 (\i -> opx (quad_from af (off + 4*i)))
+                                 (\i -> opy (quad_from bf (off + 4*i)))
+                  |> unzip
+                in (store_quads rs :> [ipb*m]u64,
+                    tabulate ipb (\s -> #[unsafe] contribs[s * seg + ft]))))
+  in (unblock n m ws, unblock_values n fs)
 
 -- | `x + y + cin` on one instance with a flat scan (any width); returns the
 -- sum modulo `2^(64*m)` and the carry out of the top limb.

@@ -11,6 +11,8 @@
 -- remainders.  See docs/division.md for the algorithm and the error bounds.
 
 import "limbs"
+import "blocks"
+import "thresholds"
 import "add"
 import "mul"
 import "shift"
@@ -276,17 +278,44 @@ local def step1 [m][m1] (k: i64) (dinv: u64) (v: [m]u64) (u: *[m1]u64) (j: i64) 
 local def denormalise [m][m1] (k: i64) (s: u64) (u: [m1]u64) : [m]u64 =
   tabulate m (\i -> if i >= k then 0 else (u[i] >> s) | (if s == 0 then 0 else u[i + 1] << (64 - s)))
 
+-- Long division of one instance, b /= 0, `g` quotient limbs per pass over
+-- the partial remainder: `step k dinv v u j` finds the `g` limbs at
+-- positions j .. j-g+1 (as `d`, stored into q by `store q j d`); the limbs
+-- that do not fill a group of `g` come first, one at a time.
+local def long_division_by 'd [m] (g: i64)
+                                 (step: i64 -> u64 -> [m]u64 -> *[m+1]u64 -> i64 -> (*[m+1]u64, d))
+                                 (store: *[m]u64 -> i64 -> d -> *[m]u64)
+                                 (a: [m]u64) (b: [m]u64) : ([m]u64, [m]u64) =
+  let (k, s, v, u) = normalise a b
+  let dinv = divisor_reciprocal k v
+  let digits = m - k + 1
+  let (u, q) =
+    loop (u, q) = (u, replicate m 0u64) for t < digits % g do
+      let (u, qh) = step1 k dinv v u (m - k - t)
+      in (u, q with [m - k - t] = qh)
+  let (u, q) =
+    loop (u, q) for t < digits / g do
+      let j = m - k - digits % g - g * t
+      let (u, ds) = step k dinv v u j
+      in (u, store q j ds)
+  in (q, denormalise k s u)
+
+-- Quotient limbs into q at j, j-1, ..., lowest last.
+local def store1 [m] (q: *[m]u64) (j: i64) (q0: u64) : *[m]u64 = q with [j] = q0
+
+local def store4 [m] (q: *[m]u64) (j: i64) ((q0, q1, q2, q3): (u64, u64, u64, u64)) : *[m]u64 =
+  let q = q with [j] = q3
+  let q = q with [j - 1] = q2
+  let q = q with [j - 2] = q1
+  in q with [j - 3] = q0
+
+local def store8 [m] (q: *[m]u64) (j: i64) ((lo, hi): ((u64, u64, u64, u64), (u64, u64, u64, u64))) : *[m]u64 =
+  store4 (store4 q j hi) (j - 4) lo
+
 -- | Long division of one instance, b /= 0, one quotient limb per pass over
 -- the partial remainder: (quotient, remainder).
 def long_division [m] (a: [m]u64) (b: [m]u64) : ([m]u64, [m]u64) =
-  let (k, s, v, u) = normalise a b
-  let dinv = divisor_reciprocal k v
-  let (u, q) =
-    loop (u, q) = (u, replicate m 0u64) for t < m - k + 1 do
-      let j = m - k - t
-      let (u, qh) = step1 k dinv v u j
-      in (u, q with [j] = qh)
-  in (q, denormalise k s u)
+  long_division_by 1 step1 store1 a b
 
 -- An array of `n` elements `f i` built by an unrolled loop: with `n` a
 -- constant every index is one, and the array stays in registers.
@@ -459,23 +488,7 @@ local def step4 [m][m1] (k: i64) (dinv: u64) (v: [m]u64) (u: *[m1]u64) (j: i64) 
 -- | Long division of one instance, b /= 0, four quotient limbs per pass
 -- over the partial remainder: (quotient, remainder).
 def long_division4 [m] (a: [m]u64) (b: [m]u64) : ([m]u64, [m]u64) =
-  let (k, s, v, u) = normalise a b
-  let dinv = divisor_reciprocal k v
-  let digits = m - k + 1
-  -- The limbs that do not fill a group of four come first, one at a time.
-  let (u, q) =
-    loop (u, q) = (u, replicate m 0u64) for t < digits % 4 do
-      let (u, qh) = step1 k dinv v u (m - k - t)
-      in (u, q with [m - k - t] = qh)
-  let (u, q) =
-    loop (u, q) for t < digits / 4 do
-      let j = m - k - digits % 4 - 4 * t
-      let (u, (q0, q1, q2, q3)) = step4 k dinv v u j
-      let q = q with [j] = q3
-      let q = q with [j - 1] = q2
-      let q = q with [j - 2] = q1
-      in (u, q with [j - 3] = q0)
-  in (q, denormalise k s u)
+  long_division_by 4 step4 store4 a b
 
 -- Eight quotient limbs, at positions j .. j-7, in one multiply-subtract
 -- pass over the window u[j-7 .. j+k]: `step4` with an eight-limb digit,
@@ -522,26 +535,7 @@ local def step8 [m][m1] (k: i64) (dinv: u64) (v: [m]u64) (u: *[m1]u64) (j: i64)
 -- | Long division of one instance, b /= 0, eight quotient limbs per pass
 -- over the partial remainder: (quotient, remainder).
 def long_division8 [m] (a: [m]u64) (b: [m]u64) : ([m]u64, [m]u64) =
-  let (k, s, v, u) = normalise a b
-  let dinv = divisor_reciprocal k v
-  let digits = m - k + 1
-  let (u, q) =
-    loop (u, q) = (u, replicate m 0u64) for t < digits % 8 do
-      let (u, qh) = step1 k dinv v u (m - k - t)
-      in (u, q with [m - k - t] = qh)
-  let (u, q) =
-    loop (u, q) for t < digits / 8 do
-      let j = m - k - digits % 8 - 8 * t
-      let (u, ((q0, q1, q2, q3), (q4, q5, q6, q7))) = step8 k dinv v u j
-      let q = q with [j] = q7
-      let q = q with [j - 1] = q6
-      let q = q with [j - 2] = q5
-      let q = q with [j - 3] = q4
-      let q = q with [j - 4] = q3
-      let q = q with [j - 5] = q2
-      let q = q with [j - 6] = q1
-      in (u, q with [j - 7] = q0)
-  in (q, denormalise k s u)
+  long_division_by 8 step8 store8 a b
 
 -- Whether every limb of `y` is zero, sequentially (inside a thread).
 local def is_zero [w] (y: [w]u64) : bool =
@@ -572,85 +566,68 @@ local def divmod_rows_with [n][m] (divide: [m]u64 -> [m]u64 -> ([m]u64, [m]u64))
   -- choosing a kernel in `divmod_thread` need not copy every result.
   in (row_major q, row_major r, z)
 
--- `divmod_rows_with` the long division that suits the width.  Several
--- quotient limbs per pass cut the traffic to the partial remainder, which
--- lives in global memory; they cost an extra small division per pass.
--- One limb per pass is used up to 32 limbs, four up to 64 and eight above
--- (H200, us per 2^32-bit batch, four / eight: 8192 bits 7792 / 7187).  One
--- and four limbs per pass share a kernel: a kernel each was slower (2048
--- bits: 4688 against 4526 us, 4096: 6663 against 6036).  Eight, with the
--- most registers, have their own: in the shared kernel they slowed the
--- others (2048 bits: 5067 against 4526).  That kernel has no bounds checks
--- (`#[unsafe]`; the `check_long_division8` test runs the same code with
--- them): 16384 bits 11431 to 11243 us.  Without them the shared kernel was
--- faster at 2048 bits (3797 against 4005 us) but much slower wider (8192
--- bits: 10783 against 7970 us).
+-- `divmod_rows_with` the long division that suits the width
+-- (`div_limbs_per_pass`).  One and four limbs per pass share a kernel: a
+-- kernel each was slower (H200, us per 2^32-bit batch, 2048 bits: 4688
+-- against 4526, 4096: 6663 against 6036).  Eight, with the most registers,
+-- have their own: in the shared kernel they slowed the others (2048 bits:
+-- 5067 against 4526).  That kernel has no bounds checks (`#[unsafe]`; the
+-- `check_long_division8` test runs the same code with them): 16384 bits
+-- 11431 to 11243 us.  Without them the shared kernel was faster at 2048
+-- bits (3797 against 4005 us) but much slower wider (8192 bits: 10783
+-- against 7970 us).
 local def divmod_thread_rows [n][m] (a: [n][m]u64) (b: [n][m]u64) : ([n][m]u64, [n][m]u64, [n]u8) =
-  if m <= 64
-  then divmod_rows_with (\x y -> if m <= 32 then long_division x y else long_division4 x y) a b
-  else divmod_rows_with (\x y -> #[unsafe] long_division8 x y) a b
+  let per_pass = div_limbs_per_pass m
+  in if per_pass < 8
+     then divmod_rows_with (\x y -> if per_pass == 1 then long_division x y else long_division4 x y) a b
+     else divmod_rows_with (\x y -> #[unsafe] long_division8 x y) a b
 
--- Instances (threads) per block of the fixed-width per-thread kernels:
--- their quotient and remainder rows (at most 16 limbs) pass through
--- shared memory, at most 32 KiB per block.
-local def thread_div_instances : i64 = 128
-
--- `divmod_thread_rows` at a constant width `w` as a block-level kernel, as
--- the per-thread multiplication: each thread reads its rows straight from
--- global memory, its scratch is of constant size (thread-private arrays),
--- and its quotient and remainder go to shared memory, from where the block
--- writes its instances' rows with coalesced stores, so that no transposes
--- surround the kernel.  For w <= 16; inlined so that `w` is a constant.
-local #[inline] def divmod_thread_fixed [n] (w: i64) (a: [n][w]u64) (b: [n][w]u64)
+-- `divmod_thread_rows` at a constant width `w` as a per-thread kernel
+-- (`thread_map`): each thread reads its rows straight from global memory,
+-- its scratch is of constant size (thread-private arrays), and its
+-- quotient and remainder go to shared memory, from where the block writes
+-- its instances' rows with coalesced stores, so that no transposes
+-- surround the kernel.  With `registers` (`w <= register_div_limbs`)
+-- everything stays in registers.  Inlined so that `w` is a constant.
+local #[inline] def divmod_thread_fixed [n] (registers: bool) (w: i64) (a: [n][w]u64) (b: [n][w]u64)
     : ([n][w]u64, [n][w]u64, [n]u8) =
-  let ipb = thread_div_instances
   let af = opaque (flatten a)
   let bf = opaque (flatten b)
-  let (qs, rs, zs) =
-    #[incremental_flattening(only_intra)]
-    map (\blk ->
-           -- Threads past the last instance divide instance 0 (blocks
-           -- exist only for n > 0); their rows are dropped.
-           let off s = let r = blk * ipb + s in if r < n then r * w else 0
-           let (q, r, z) =
-             tabulate ipb (\s ->
-                             -- Loops, not maps: a map here becomes a
-                             -- parallel copy of all rows through shared memory.
-                             let row (xs: []u64) = loop r = replicate w 0 for i < w do
-                                                     r with [i] = #[unsafe] xs[off s + i]
-                             let x = row af
-                             let y = row bf
-                             let z = is_zero y
-                             let (q, r) = if z then (replicate w 0, replicate w 0)
-                                          else if w <= 8 then long_division_registers x y
-                                          else long_division x y
-                             in (q, r, u8.bool z))
-             |> unzip3
-           in (flatten q, flatten r, z))
-        (iota (num_blocks n ipb))
-    |> unzip3
-  -- Not through a local function: the compiler keeps it as a function
-  -- and copies its result.
-  in (flatten qs |> take (n*w) |> unflatten, flatten rs |> take (n*w) |> unflatten, flatten zs |> take n)
+  let instance row =
+    -- Loops, not maps: a map here becomes a parallel copy of all rows
+    -- through shared memory.
+    let load (xs: []u64) = loop r = replicate w 0 for i < w do r with [i] = #[unsafe] xs[row () * w + i]
+    let x = load af
+    let y = load bf
+    let z = is_zero y
+    let (q, r) = if z then (replicate w 0, replicate w 0)
+                 else if registers then long_division_registers x y
+                 else long_division x y
+    in (q, r, u8.bool z)
+  let pack results = let (q, r, z) = unzip3 results in (flatten q, flatten r, z)
+  let (qs, rs, zs) = thread_map n thread_div_instances instance pack |> unzip3
+  in (unblock n w qs, unblock n w rs, unblock_values n zs)
 
--- `divmod_thread_fixed` at the width `w` of instances of width `m = w`.
-local #[inline] def divmod_thread_at [n][m] (w: i64) (a: [n][m]u64) (b: [n][m]u64)
+-- `divmod_thread_fixed` at the width `w` of instances of width `m = w`,
+-- in registers where the backend wants it (separate kernels, so that the
+-- GPU's register kernel holds nothing else).
+local #[inline] def divmod_thread_at [n][m] (cpu: bool) (w: i64) (a: [n][m]u64) (b: [n][m]u64)
     : ([n][m]u64, [n][m]u64, [n]u8) =
-  let (q, r, z) = divmod_thread_fixed w (a :> [n][w]u64) (b :> [n][w]u64)
+  let (a, b) = (a :> [n][w]u64, b :> [n][w]u64)
+  let (q, r, z) = if w <= register_div_limbs && div_in_registers cpu
+                  then divmod_thread_fixed true w a b
+                  else divmod_thread_fixed false w a b
   in (q :> [n][m]u64, r :> [n][m]u64, z)
 
 -- | Batched division with one instance per thread (Knuth's Algorithm D):
 -- (quotients, remainders, flags b == 0).  Quadratic work per instance,
 -- no passes over the batch: the choice for narrow numbers.  Widths up to
--- 16 limbs have a fixed-width block kernel.  H200, us per 2^32-bit batch,
--- kernel alone, fixed-width / map over rows: 512 bits 1800 / 3949, 2048
--- bits 6189 / 4878, 4096 bits 14265 / 7110 (wider scratch no longer fits
--- the cache as thread-private arrays).
-def divmod_thread [n][m] (a: [n][m]u64) (b: [n][m]u64) : ([n][m]u64, [n][m]u64, [n]u8) =
-  if m == 4 then divmod_thread_at 4 a b
-  else if m == 8 then divmod_thread_at 8 a b
-  else if m == 12 then divmod_thread_at 12 a b
-  else if m == 16 then divmod_thread_at 16 a b
+-- `fixed_div_limbs` have a fixed-width kernel each.
+def divmod_thread [n][m] (cpu: bool) (a: [n][m]u64) (b: [n][m]u64) : ([n][m]u64, [n][m]u64, [n]u8) =
+  if m == 4 then divmod_thread_at cpu 4 a b
+  else if m == 8 then divmod_thread_at cpu 8 a b
+  else if fixed_div_limbs >= 12 && m == 12 then divmod_thread_at cpu 12 a b
+  else if fixed_div_limbs >= 16 && m == 16 then divmod_thread_at cpu 16 a b
   else divmod_thread_rows a b
 
 -- | Batched division through the reciprocal (Newton's iteration), with the
@@ -712,32 +689,29 @@ def divmod_passes [n][m] (a: [n][m]u64) (b: [n][m]u64) : ([n][m]u64, [n][m]u64, 
 def divmod_newton [n][m] (a: [n][m]u64) (b: [n][m]u64) : ([n][m]u64, [n][m]u64, [n]u8) =
   let (q, r, zero, _) = divmod_passes a b in (row_major q, row_major r, zero)
 
--- | Batched division: (quotients, remainders, flags b == 0), with one
--- instance per thread for widths up to `thread_limbs` limbs, through the
--- reciprocal above (the best crossover depends on the backend).  For b == 0
+-- | Batched division: (quotients, remainders, flags b == 0).  By `method`
+-- 0 (the library's choice), with one instance per thread for widths up to
+-- `thread_div_limbs`, through the reciprocal above, and for mixed divisor
+-- lengths on the GPU (`mixed_div_limbs`); `cpu` picks the CPU backends'
+-- switch points.  Method 1 is always long division with one instance per
+-- thread, 2 always the reciprocal (for tests and benchmarks).  For b == 0
 -- the quotient and remainder are 0.
-def divmod [n][m] (thread_limbs: i64) (a: [n][m]u64) (b: [n][m]u64) : ([n][m]u64, [n][m]u64, [n]u8) =
-  -- Long division diverges when the divisors' lengths differ (threads of
-  -- a warp run different numbers of passes over different limbs): above
-  -- 16 limbs a batch whose divisor lengths spread over more than a quarter
-  -- of the longest goes through the reciprocal, whose work is the same for
-  -- every instance (H200, 4096 bits, divisors of every length: 118 ms per
-  -- thread against 57 ms).
+def divmod [n][m] (cpu: bool) (method: i64) (a: [n][m]u64) (b: [n][m]u64) : ([n][m]u64, [n][m]u64, [n]u8) =
+  -- Whether the divisors' lengths spread over more than a quarter of the
+  -- longest, from `mixed_div_samples` rows spread over the batch, each
+  -- length found by one thread reading down from the row's top limb.
   let spread_wide () =
-    -- The choice only decides the speed (both algorithms are exact), so
-    -- 4096 rows spread over the batch decide it, each length found by one
-    -- thread reading down from the row's top limb (H200, 2048 bits: over
-    -- all rows 0.43 ms; 1.1 ms as a segmented reduction over all limbs).
     let bf = opaque (flatten b)
-    let samples = i64.min n 4096
+    let samples = i64.min n mixed_div_samples
     let lens = map (\i -> let r = i * n / samples
                           in loop l = m while l > 0 && #[unsafe] bf[r*m + l - 1] == 0 do l - 1)
                    (iota samples)
     let (kmax, kmin) = (reduce i64.max 0 lens, reduce i64.min m (map (\l -> if l == 0 then m else l) lens))
     in 4 * (kmax - kmin) > kmax
   -- The lengths are reduced only where they decide something.
-  let mixed = m > 16 && m <= thread_limbs && spread_wide ()
-  in if m <= thread_limbs && !mixed then divmod_thread a b else divmod_newton a b
+  let per_thread = method == 1 || (method == 0 && m <= thread_div_limbs cpu
+                                   && !(m > mixed_div_limbs cpu && spread_wide ()))
+  in if per_thread then divmod_thread cpu a b else divmod_newton a b
 
 -- | Batched division by one limb: (quotients, remainders, flags d == 0).
 -- For d == 0 the quotient and remainder are 0.

@@ -3,9 +3,10 @@
 -- a = q*b + r, r < b with an independent sequential multiplication.
 
 import "div"
+import "limbs"
 
 -- ==
--- entry: test_divmod_newton test_divmod_thread
+-- entry: test_divmod_newton test_divmod_thread test_divmod_thread_cpu
 -- input { [[10u64, 0u64, 0u64, 0u64], [0u64, 0u64, 1u64, 0u64], [7u64, 0u64, 0u64, 0u64], [5u64, 6u64, 7u64, 8u64]]
 --         [[3u64, 0u64, 0u64, 0u64], [1u64, 1u64, 0u64, 0u64], [0u64, 0u64, 0u64, 0u64], [5u64, 6u64, 7u64, 8u64]] }
 -- output { [[3u64, 0u64, 0u64, 0u64], [18446744073709551615u64, 0u64, 0u64, 0u64], [0u64, 0u64, 0u64, 0u64], [1u64, 0u64, 0u64, 0u64]]
@@ -15,10 +16,13 @@ import "div"
 -- output { empty([0][4]u64) empty([0][4]u64) empty([0]u8) }
 
 -- | `divmod` through the reciprocal.
-entry test_divmod_newton [n][m] (a: [n][m]u64) (b: [n][m]u64) = divmod 0 a b
+entry test_divmod_newton [n][m] (a: [n][m]u64) (b: [n][m]u64) = divmod_newton a b
 
--- | `divmod` with one instance per thread.
-entry test_divmod_thread [n][m] (a: [n][m]u64) (b: [n][m]u64) = divmod m a b
+-- | `divmod` with one instance per thread, as on the GPU.
+entry test_divmod_thread [n][m] (a: [n][m]u64) (b: [n][m]u64) = divmod_thread false a b
+
+-- | `divmod` with one instance per thread, as on a CPU.
+entry test_divmod_thread_cpu [n][m] (a: [n][m]u64) (b: [n][m]u64) = divmod_thread true a b
 
 -- ==
 -- entry: test_div_limb
@@ -107,7 +111,7 @@ local def valid_limb [m] (i: i64) (x: [m]u64) (y: [m]u64) : bool =
           && and (map2 (==) (mul_add q dd rr) (map (\j -> if j < m then a[j] else 0) (iota (2 * m + 1))))
 
 -- ==
--- entry: check_divmod check_divmod_thread check_long_division check_long_division4 check_long_division8 check_long_division_registers check_div_limb
+-- entry: check_divmod check_divmod_thread check_divmod_thread_cpu check_long_division check_long_division4 check_long_division8 check_long_division_registers check_div_limb
 -- random input { [700][4]u64 [700][4]u64 }
 -- output { true }
 -- random input { [700][8]u64 [700][8]u64 }
@@ -158,46 +162,45 @@ entry check_divmod [n][m] (x: [n][m]u64) (y: [n][m]u64) : bool =
   let (q, r, zero, passes) = divmod_passes a b
   in passes <= max_passes && and (map5 valid a b q r zero)
 
--- | As `check_divmod`, for the one-instance-per-thread version.
-entry check_divmod_thread [n][m] (x: [n][m]u64) (y: [n][m]u64) : bool =
+-- | As `check_divmod`, for the one-instance-per-thread version of the
+-- GPU (`cpu` false) or of a CPU.
+local def check_thread [n][m] (cpu: bool) (x: [n][m]u64) (y: [n][m]u64) : bool =
   let (a, b) = unzip (map3 shape (iota n) x y)
-  let (q, r, zero) = divmod_thread a b
+  let (q, r, zero) = divmod_thread cpu a b
   in and (map5 valid a b q r zero)
 
--- | As `check_divmod`, for long division one quotient limb per pass.
+-- | Per thread, as on the GPU.
+entry check_divmod_thread [n][m] (x: [n][m]u64) (y: [n][m]u64) : bool = check_thread false x y
+
+-- | Per thread, as on a CPU.
+entry check_divmod_thread_cpu [n][m] (x: [n][m]u64) (y: [n][m]u64) : bool = check_thread true x y
+
+-- | As `check_divmod`, for a long division `divide` of one instance by a
+-- nonzero divisor.
+local def check_long [n][m] (divide: [m]u64 -> [m]u64 -> ([m]u64, [m]u64))
+                            (x: [n][m]u64) (y: [n][m]u64) : bool =
+  let (a, b) = unzip (map3 shape (iota n) x y)
+  let zero = map (all (== 0)) b
+  let (q, r) = unzip (map3 (\z u v -> if z then (replicate m 0, replicate m 0) else divide u v) zero a b)
+  in and (map5 valid a b q r (map u8.bool zero))
+
+-- | Long division, one quotient limb per pass.
 entry check_long_division [n][m] (x: [n][m]u64) (y: [n][m]u64) : bool =
-  let (a, b) = unzip (map3 shape (iota n) x y)
-  let zero = map (all (== 0)) b
-  let (q, r) = unzip (map3 (\z (u: [m]u64) (v: [m]u64) : ([m]u64, [m]u64) -> if z then (replicate m 0, replicate m 0) else long_division u v) zero a b)
-  in and (map5 valid a b q r (map u8.bool zero))
+  check_long long_division x y
 
--- | As `check_divmod`, for long division four quotient limbs per pass.
+-- | Long division, four quotient limbs per pass.
 entry check_long_division4 [n][m] (x: [n][m]u64) (y: [n][m]u64) : bool =
-  let (a, b) = unzip (map3 shape (iota n) x y)
-  let zero = map (all (== 0)) b
-  let (q, r) = unzip (map3 (\z (u: [m]u64) (v: [m]u64) : ([m]u64, [m]u64) ->
-                              if z then (replicate m 0, replicate m 0) else long_division4 u v)
-                            zero a b)
-  in and (map5 valid a b q r (map u8.bool zero))
+  check_long long_division4 x y
 
--- | As `check_divmod`, for long division eight quotient limbs per pass.
+-- | Long division, eight quotient limbs per pass (with bounds checks: the
+-- library runs it without).
 entry check_long_division8 [n][m] (x: [n][m]u64) (y: [n][m]u64) : bool =
-  let (a, b) = unzip (map3 shape (iota n) x y)
-  let zero = map (all (== 0)) b
-  let (q, r) = unzip (map3 (\z (u: [m]u64) (v: [m]u64) : ([m]u64, [m]u64) ->
-                              if z then (replicate m 0, replicate m 0) else long_division8 u v)
-                            zero a b)
-  in and (map5 valid a b q r (map u8.bool zero))
+  check_long long_division8 x y
 
--- | As `check_divmod`, for long division with constant indices (here with
--- a width that is not a constant: the same arithmetic, not in registers).
+-- | Long division with constant indices (here with a width that is not a
+-- constant: the same arithmetic, not in registers).
 entry check_long_division_registers [n][m] (x: [n][m]u64) (y: [n][m]u64) : bool =
-  let (a, b) = unzip (map3 shape (iota n) x y)
-  let zero = map (all (== 0)) b
-  let (q, r) = unzip (map3 (\z (u: [m]u64) (v: [m]u64) : ([m]u64, [m]u64) ->
-                              if z then (replicate m 0, replicate m 0) else long_division_registers u v)
-                            zero a b)
-  in and (map5 valid a b q r (map u8.bool zero))
+  check_long long_division_registers x y
 
 -- | Divisors of `len` or `len-1` limbs (top limb nonzero) for a whole
 -- batch, so that the reciprocal works below the full width; a few
@@ -256,12 +259,6 @@ local def shape3 (i: i64) (x: [5]u64) : (u64, u64, u64, u64, u64) =
     case 2 -> (x[3] % d1, x[2])
     case _ -> (if d0 == 0 then d1 - 1 else d1, if d0 == 0 then u64.highest else d0 - 1)
   in (u2, u1, if i % 7 == 0 then u64.highest else x[4], d1, d0)
-
--- | x + y + c (c <= 1) and the carry out.
-local def adc (x: u64) (y: u64) (c: u64) : (u64, u64) =
-  let s = x + y
-  let r = s + c
-  in (r, u64.bool (s < x) + u64.bool (r < s))
 
 -- | `div3by2` (with `reciprocal_3by2`) against the bitwise reference, and
 -- the reciprocal v against its definition: S = (B + v) * D <= B^3 - 1 <

@@ -3,6 +3,8 @@
 -- and shared memory) between the operations.
 
 import "limbs"
+import "blocks"
+import "thresholds"
 import "add"
 import "mul"
 
@@ -19,12 +21,6 @@ local def mask_quad (bits: i64) (m: i64) (i: i64) ((w0, w1, w2, w3): quad) : qua
 -- 2^(64m)).  Six block additions, each with its own carry scan, measured
 -- 2352 us per 2^32-bit batch on the H200 at every width.
 local type lazy = (quad, u64)
-
--- `x + y + c` for `c <= 1`, and the carry out.
-local def adc (x: u64) (y: u64) (c: u64) : (u64, u64) =
-  let t = x + y
-  let s = t + c
-  in (s, u64.bool (t < x) + u64.bool (s < t))
 
 local def lazy_add (((x0, x1, x2, x3), cx): lazy) (((y0, y1, y2, y3), cy): lazy) : lazy =
   let (s0, k0) = adc x0 y0 0
@@ -64,17 +60,13 @@ local def add6_row [m] (bits: i64) (a: [m]u64) (b: [m]u64) : [m]u64 =
 -- | `6a + 10b mod 2^bits`, six dependent additions in one kernel.
 def add6 [n][m] (bits: i64) (a: [n][m]u64) (b: [n][m]u64) : [n][m]u64 =
   if m <= max_block_limbs then
-    let ipb = instances_per_block 256 m
+    let ipb = instances_per_block add_block_threads m
     let g = ipb * (m / 4)
     let af = opaque (flatten a)
     let bf = opaque (flatten b)
-    let ws =
-      #[incremental_flattening(only_intra)]
-      map (\blk -> let off = blk * (ipb * m)
-                   in store_quads (add6_quads bits m g af bf off)
-                      :> [ipb*m]u64)
-          (iota (num_blocks n ipb))
-    in flatten ws |> take (n*m) |> unflatten
+    in block_map (num_blocks n ipb)
+                 (\blk -> store_quads (add6_quads bits m g af bf (blk * (ipb * m))) :> [ipb*m]u64)
+       |> unblock n m
   else map2 (add6_row bits) a b |> row_major
 
 -- | `(a*a + b) * (b*b + b) + a*b mod 2^bits` on one block of instances.
@@ -91,11 +83,6 @@ local def poly_quads [k] (bits: i64) (m: i64) (g: i64) (xs: [k]u64) (ys: [k]u64)
   in add_quads_with g seg carry_none (\i w _ -> mask_quad bits m i w)
                     (\i -> p[i]) (\i -> ab[i])
 
--- Widest instance for the one-kernel `poly`: its block keeps about 52 limbs
--- per limb of the block in shared memory (416 bytes per thread), so 256
--- threads (106 KiB) is the largest power of two that fits.
-local def poly_block_limbs : i64 = 1024
-
 -- | `(a*a + b) * (b*b + b) + a*b mod 2^bits` in one kernel (widths up to
 -- `poly_block_limbs`); wider ones as a sequence of batched `mul_lo` and
 -- `add` kernels, each block-level up to `max_block_limbs`.  (A map of
@@ -103,17 +90,15 @@ local def poly_block_limbs : i64 = 1024
 -- where Futhark picks a one-thread-per-row version, wrong.)
 def poly [n][m] (bits: i64) (a: [n][m]u64) (b: [n][m]u64) : [n][m]u64 =
   if m <= poly_block_limbs then
-    let ipb = instances_per_block 128 m
+    let ipb = instances_per_block mul_block_threads m
     let g = ipb * (m / 4)
     let af = opaque (flatten a)
     let bf = opaque (flatten b)
-    let ws =
-      #[incremental_flattening(only_intra)]
-      map (\blk -> let off = blk * (ipb * m)
-                   in store_quads (poly_quads bits m g (load_limbs af off g) (load_limbs bf off g))
-                      :> [ipb*m]u64)
-          (iota (num_blocks n ipb))
-    in flatten ws |> take (n*m) |> unflatten
+    in block_map (num_blocks n ipb)
+                 (\blk -> let off = blk * (ipb * m)
+                          in store_quads (poly_quads bits m g (load_limbs af off g) (load_limbs bf off g))
+                             :> [ipb*m]u64)
+       |> unblock n m
   else let add x y = (add bits x y).0
        let mul x y = mul_lo bits x y
        in add (mul (add (mul a a) b) (add (mul b b) b)) (mul a b)

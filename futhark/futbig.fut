@@ -14,6 +14,7 @@ module Mul = import "mul"
 module Fused = import "fused"
 module Layout = import "layout"
 module Flags = import "flags"
+module Div = import "div"
 
 -- | `(a + b mod 2^bits, carry)`.
 entry add [n][m] (bits: i64) (a: [n][m]u64) (b: [n][m]u64) : ([n][m]u64, [n]u8) =
@@ -73,12 +74,6 @@ entry sqr_full [n][m] (a: [n][m]u64) : [n][m*2]u64 = Mul.sqr_full a
 entry mul_limb [n][m] (bits: i64) (a: [n][m]u64) (d: [n]u64) : ([n][m]u64, [n]u64) =
   Mul.mul_limb bits a d
 
--- | `mul_lo` by the block-level convmul at every width up to 4096 limbs.
--- Exists for benchmarks: comparing it with `mul_lo` (one instance per
--- thread up to `Mul.thread_mul_limbs`) sets that threshold.
-entry mul_lo_block_bench [n][m] (bits: i64) (a: [n][m]u64) (b: [n][m]u64) : [n][m]u64 =
-  Mul.mul_lo_convmul bits a b
-
 -- | `6a + 10b mod 2^bits`, six dependent additions in one kernel.
 entry add6 [n][m] (bits: i64) (a: [n][m]u64) (b: [n][m]u64) : [n][m]u64 =
   Fused.add6 bits a b
@@ -100,17 +95,14 @@ entry resize [n][m] (bits: i64) (m2: i64) (xs: [n][m]u64) : [n][m2]u64 = Layout.
 -- and the number of nonzero flags.
 entry flag_summary [n] (flags: [n]u8) : (i64, i64) = Flags.summary flags
 
--- Division
--- (owned by the division engineer: the `divmod` and `div_limb` entries,
--- from futhark/div.fut, go below this line.)
-
-module Div = import "div"
-
 -- | `(a quot b, a rem b, zero)`; zero = 1 where b = 0, and then the
--- quotient and remainder are 0.  Widths up to `thread_limbs` limbs are
--- divided with one instance per thread, wider ones through the reciprocal.
-entry divmod [n][m] (thread_limbs: i64) (a: [n][m]u64) (b: [n][m]u64) : ([n][m]u64, [n][m]u64, [n]u8) =
-  Div.divmod thread_limbs a b
+-- quotient and remainder are 0.  `cpu` is true on the `c` and `multicore`
+-- backends: the switch points between the division algorithms differ
+-- (thresholds.fut).  `method`: 0 the library's choice, 1 long division
+-- with one instance per thread, 2 Newton's reciprocal.
+entry divmod [n][m] (cpu: bool) (method: i64) (a: [n][m]u64) (b: [n][m]u64)
+                  : ([n][m]u64, [n][m]u64, [n]u8) =
+  Div.divmod cpu method a b
 
 -- | `(a quot d, a rem d, zero)` for one-limb divisors; zero = 1 where
 -- d = 0, and then the quotient and remainder are 0.

@@ -1,19 +1,12 @@
 -- | Common helpers for batches of big integers stored as little-endian
 -- arrays of u64 limbs.
 --
--- Block-level (intra-group) kernels give each GPU thread Q = 4 consecutive
--- limbs of one instance.  A block holds `ipb` instances of `m` limbs, so it
--- has `g = ipb * (m/4)` threads; thread `i` owns limbs `4*i .. 4*i+3` of the
--- block's flattened `ipb*m` limbs.
---
--- The map over blocks carries `#[incremental_flattening(only_intra)]` (the
--- bare `#[only_intra]` is ignored by Futhark 0.25): it makes the block
--- kernel the only GPU version.  Otherwise the compiler also emits a version
--- where each thread runs a whole block sequentially, picked by its
--- threshold whenever there are >= 2^15 blocks (every 2^32-bit batch): about
--- 10x slower, and it computed wrong `add6` results at 16384 bits on CUDA;
--- and a flat fallback, picked when an inner map (such as the `ipb` flags of
--- `add`) has fewer than 32 elements: about 3x slower.
+-- Block-level (intra-group) kernels (`block_map` of blocks.fut) give each
+-- GPU thread Q = 4 consecutive limbs of one instance.  A block holds `ipb`
+-- instances of `m` limbs, so it has `g = ipb * (m/4)` threads; thread `i`
+-- owns limbs `4*i .. 4*i+3` of the block's flattened `ipb*m` limbs.
+
+import "thresholds"
 
 -- | The four limbs owned by one thread, least significant first.
 type quad = (u64, u64, u64, u64)
@@ -36,6 +29,12 @@ def mask_limb (bits: i64) (i: i64) (x: u64) : u64 =
 def mask_row [m] (bits: i64) (xs: [m]u64) : [m]u64 =
   map2 (mask_limb bits) (iota m) xs
 
+-- | `x + y + c` for `c <= 1`, and the carry out.
+def adc (x: u64) (y: u64) (c: u64) : (u64, u64) =
+  let t = x + y
+  let s = t + c
+  in (s, u64.bool (t < x) + u64.bool (s < t))
+
 -- | `i / d` for block-local indices (`0 <= i < 2^31`, `d > 0`): 32-bit
 -- division is several times cheaper than 64-bit division on GPUs.
 def quot32 (i: i64) (d: i64) : i64 = i64.i32 (i32.i64 i / i32.i64 d)
@@ -43,17 +42,12 @@ def quot32 (i: i64) (d: i64) : i64 = i64.i32 (i32.i64 i / i32.i64 d)
 -- | `i % d` for block-local indices, as `quot32`.
 def rem32 (i: i64) (d: i64) : i64 = i64.i32 (i32.i64 i % i32.i64 d)
 
--- | Largest width (in limbs) handled by one GPU block: 1024 threads of Q = 4.
-def max_block_limbs : i64 = 4096
-
 -- | Instances per block for width `m` so that a block has at least `threads`
--- threads (rounded up, as in the thesis' Listing 1), never above 1024 threads.
+-- threads (rounded up, as in the thesis' Listing 1), never above
+-- `max_block_threads`.
 def instances_per_block (threads: i64) (m: i64) : i64 =
   let per = i64.max 1 (m / 4)
-  in i64.max 1 (i64.min ((threads + per - 1) / per) (1024 / per))
-
--- | Number of blocks of `ipb` instances needed for `n` instances.
-def num_blocks (n: i64) (ipb: i64) : i64 = (n + ipb - 1) / ipb
+  in i64.max 1 (i64.min ((threads + per - 1) / per) (max_block_threads / per))
 
 -- | Coalesced copy of `4*g` limbs starting at limb `off` of the flat global
 -- array `xs` (limbs past its end read as 0) into a block-local array, from

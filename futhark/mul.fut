@@ -5,6 +5,8 @@
 -- and multiplication by one limb (sec. 8.4).
 
 import "limbs"
+import "blocks"
+import "thresholds"
 import "add"
 
 -- Products of a convolution accumulate in four 64-bit columns of weights
@@ -166,17 +168,6 @@ def mul_row [m] (mo: i64) (xs: [m]u64) (ys: [m]u64) : [mo]u64 =
 -- their writes are coalesced) that then needs a transposing copy into the
 -- row-major result: two more passes over it.
 
--- | Widths (in limbs) up to which `mul_lo` and `mul_full` run one instance
--- per thread (multiples of 4 up to 32 have a kernel); wider ones run convmul.
--- H200, `mul_lo`, us per 2^32-bit batch, per thread / convmul: 256 bits
--- 399 / 934, 512 bits 458 / 1117, 1024 bits 1204 / 1491, 1280 bits
--- 1432 / 2009, 1536 bits 5769 / 2224 (from 24 limbs the rows no longer
--- fit in registers).
-def thread_mul_limbs : i64 = 20
-
--- Instances (threads) per block of the per-thread kernels.
-local def thread_block_instances : i64 = 128
-
 -- Column `k` of the product of two `w`-limb numbers with limbs `x i` and
 -- `y j`, added to `carry`.
 local def column_acc (w: i64) (x: i64 -> u64) (y: i64 -> u64) (carry: acc) (k: i64) : acc =
@@ -201,24 +192,11 @@ local def product_columns (w: i64) (mo: i64) (bits: i64) (x: i64 -> u64) (y: i64
 -- instances, one instance per thread; `w` and `mo` must be constants.
 -- Inlined so that they are.
 local #[inline] def mul_thread_fixed [n] (w: i64) (mo: i64) (bits: i64) (a: [n][w]u64) (b: [n][w]u64) : [n][mo]u64 =
-  let ipb = thread_block_instances
   let af = opaque (flatten a)
   let bf = opaque (flatten b)
-  let rows =
-    #[incremental_flattening(only_intra)]
-    map (\blk ->
-           -- Threads past the last instance read instance 0 (blocks exist
-           -- only for n > 0) and their rows are dropped.  Unconditional
-           -- reads let the compiler read each limb once.  `off` is
-           -- recomputed at every read (and merged by the compiler): bound
-           -- before the loop, the compiler computes it in a separate pass
-           -- through shared memory.
-           let off s = let r = blk * ipb + s in if r < n then r * w else 0
-           in tabulate ipb (\s -> product_columns w mo bits (\i -> #[unsafe] af[off s + i])
-                                                          (\j -> #[unsafe] bf[off s + j]))
-              |> flatten)
-        (iota (num_blocks n ipb))
-  in flatten rows |> take (n*mo) |> unflatten
+  let product row = product_columns w mo bits (\i -> #[unsafe] af[row () * w + i])
+                                              (\j -> #[unsafe] bf[row () * w + j])
+  in thread_map n thread_mul_instances product flatten |> unblock n mo
 
 -- `mul_thread_fixed` at width `w` (a constant) on instances of width
 -- `m = w`, as the low `mo = f*m` limbs.  Inlined so that `w` stays constant
@@ -228,7 +206,7 @@ local #[inline] def mul_thread_at [n][m] (w: i64) (f: i64) (mo: i64) (bits: i64)
 
 -- The low `mo = f*m` limbs (`f` = 1 or 2, a constant) of the products,
 -- reduced modulo `2^bits`, one instance per thread for widths `m <= limit`
--- that have a per-thread kernel, else by `otherwise`.  Branches above a
+-- that have a per-thread kernel (up to 20), else by `otherwise`.  Branches above a
 -- constant `limit` fold away, and with them their kernels.
 local def mul_thread_upto [n][m] (limit: i64) (f: i64) (mo: i64) (bits: i64) (a: [n][m]u64) (b: [n][m]u64)
                                  (otherwise: () -> [n][mo]u64) : [n][mo]u64 =
@@ -237,46 +215,36 @@ local def mul_thread_upto [n][m] (limit: i64) (f: i64) (mo: i64) (bits: i64) (a:
   else if limit >= 12 && m == 12 then mul_thread_at 12 f mo bits a b
   else if limit >= 16 && m == 16 then mul_thread_at 16 f mo bits a b
   else if limit >= 20 && m == 20 then mul_thread_at 20 f mo bits a b
-  else if limit >= 24 && m == 24 then mul_thread_at 24 f mo bits a b
-  else if limit >= 28 && m == 28 then mul_thread_at 28 f mo bits a b
-  else if limit >= 32 && m == 32 then mul_thread_at 32 f mo bits a b
   else otherwise ()
 
 -- | `a*b mod 2^bits` by the block-level convmul, several instances per
 -- block (widths up to `max_block_limbs`).
 def mul_lo_convmul [n][m] (bits: i64) (a: [n][m]u64) (b: [n][m]u64) : [n][m]u64 =
-  let ipb = instances_per_block 128 m
+  let ipb = instances_per_block mul_block_threads m
   let g = ipb * (m / 4)
   let af = opaque (flatten a)
   let bf = opaque (flatten b)
-  let ws =
-    #[incremental_flattening(only_intra)]
-    map (\blk -> let off = blk * (ipb * m)
-                 let xs = load_limbs af off g
-                 let ys = load_limbs bf off g
-                 let mask i (w0, w1, w2, w3) _ =
-                   let l = rem32 (4 * i) m
-                   in ( mask_limb bits l w0, mask_limb bits (l+1) w1
-                      , mask_limb bits (l+2) w2, mask_limb bits (l+3) w3 )
-                 in store_quads (mul_lo_quads_with m g mask xs ys) :> [ipb*m]u64)
-        (iota (num_blocks n ipb))
-  in flatten ws |> take (n*m) |> unflatten
+  let mask i (w0, w1, w2, w3) _ =
+    let l = rem32 (4 * i) m
+    in (mask_limb bits l w0, mask_limb bits (l+1) w1, mask_limb bits (l+2) w2, mask_limb bits (l+3) w3)
+  in block_map (num_blocks n ipb)
+               (\blk -> let off = blk * (ipb * m)
+                        in store_quads (mul_lo_quads_with m g mask (load_limbs af off g) (load_limbs bf off g))
+                           :> [ipb*m]u64)
+     |> unblock n m
 
 -- | The exact products (`2m` limbs) by the block-level convmul (widths up
 -- to `max_block_limbs/2`).
 def mul_full_convmul [n][m] (a: [n][m]u64) (b: [n][m]u64) : [n][m*2]u64 =
-  let ipb = instances_per_block 128 (m*2)
+  let ipb = instances_per_block mul_block_threads (m*2)
   let g = ipb * (m / 4)
   let af = opaque (flatten a)
   let bf = opaque (flatten b)
-  let ws =
-    #[incremental_flattening(only_intra)]
-    map (\blk -> let off = blk * (ipb * m)
-                 let xs = load_limbs af off g
-                 let ys = load_limbs bf off g
-                 in store_quads (mul_full_quads m g xs ys) :> [ipb*(m*2)]u64)
-        (iota (num_blocks n ipb))
-  in flatten ws |> take (n*(m*2)) |> unflatten
+  in block_map (num_blocks n ipb)
+               (\blk -> let off = blk * (ipb * m)
+                        in store_quads (mul_full_quads m g (load_limbs af off g) (load_limbs bf off g))
+                           :> [ipb*(m*2)]u64)
+     |> unblock n (m*2)
 
 -- `a*b mod 2^bits` by block-level kernels (widths up to `max_block_limbs`):
 -- one instance per thread up to `thread_mul_limbs`, convmul above.
@@ -285,7 +253,7 @@ local def mul_lo_blocks [n][m] (bits: i64) (a: [n][m]u64) (b: [n][m]u64) : [n][m
 
 -- The exact products by block-level kernels, as `mul_lo_blocks`.
 local def mul_full_blocks [n][m] (a: [n][m]u64) (b: [n][m]u64) : [n][m*2]u64 =
-  mul_thread_upto thread_mul_limbs 2 (m*2) (128*m) a b (\() -> mul_full_convmul a b)
+  mul_thread_upto thread_mul_limbs 2 (m*2) (64 * (m*2)) a b (\() -> mul_full_convmul a b)
 
 -- | `a*b mod 2^bits`.
 --
@@ -349,7 +317,7 @@ local def high_part (bits: i64) (j: i64) (v: u64) : u64 =
      else 0
 
 local def mul_limb_blocks [n][m] (bits: i64) (a: [n][m]u64) (d: [n]u64) : ([n][m]u64, [n]u64) =
-  let ipb = instances_per_block 256 m
+  let ipb = instances_per_block add_block_threads m
   let seg = m / 4
   let g = ipb * seg
   let af = opaque (flatten a)
@@ -357,29 +325,27 @@ local def mul_limb_blocks [n][m] (bits: i64) (a: [n][m]u64) (d: [n]u64) : ([n][m
   let owner j = i64.min j (m - 1) / 4
   let (t0, t1) = (owner (bits / 64), owner (bits / 64 + 1))
   let (ws, hs) =
-    #[incremental_flattening(only_intra)]
-    map (\blk ->
-           let off = blk * (ipb * m)
-           let xs = load_limbs af off g
-           let dq s = let inst = blk * ipb + s in if inst < n then #[unsafe] d[inst] else 0
-           let ops i = mul_limb_operands seg xs dq i
-           -- Masks the quad and yields its share of the high limb; the
-           -- instance's last thread also holds the top limb (index m).
-           let finish i w cout =
-             let l = rem32 (4 * i) m
-             let top () = #[unsafe] u64.mul_hi xs[4*i + 3] (dq (quot32 i seg)) + u64.bool cout
-             let share = high_part bits l w.0 | high_part bits (l+1) w.1
-                         | high_part bits (l+2) w.2 | high_part bits (l+3) w.3
-                         | (if l + 4 == m then high_part bits m (top ()) else 0)
-             in (( mask_limb bits l w.0, mask_limb bits (l+1) w.1
-                 , mask_limb bits (l+2) w.2, mask_limb bits (l+3) w.3 ), share)
-           let (rs, shares) = add_quads_with g seg carry_none finish (\i -> (ops i).0) (\i -> (ops i).1)
-                              |> unzip
-           in (store_quads rs :> [ipb*m]u64,
-               tabulate ipb (\s -> #[unsafe] shares[s*seg + t0] | shares[s*seg + t1])))
-        (iota (num_blocks n ipb))
-    |> unzip
-  in (flatten ws |> take (n*m) |> unflatten, flatten hs |> take n)
+    unzip (block_map (num_blocks n ipb)
+             (\blk ->
+                let off = blk * (ipb * m)
+                let xs = load_limbs af off g
+                let dq s = let inst = blk * ipb + s in if inst < n then #[unsafe] d[inst] else 0
+                let ops i = mul_limb_operands seg xs dq i
+                -- Masks the quad and yields its share of the high limb; the
+                -- instance's last thread also holds the top limb (index m).
+                let finish i w cout =
+                  let l = rem32 (4 * i) m
+                  let top () = #[unsafe] u64.mul_hi xs[4*i + 3] (dq (quot32 i seg)) + u64.bool cout
+                  let share = high_part bits l w.0 | high_part bits (l+1) w.1
+                              | high_part bits (l+2) w.2 | high_part bits (l+3) w.3
+                              | (if l + 4 == m then high_part bits m (top ()) else 0)
+                  in (( mask_limb bits l w.0, mask_limb bits (l+1) w.1
+                      , mask_limb bits (l+2) w.2, mask_limb bits (l+3) w.3 ), share)
+                let (rs, shares) = add_quads_with g seg carry_none finish (\i -> (ops i).0) (\i -> (ops i).1)
+                                   |> unzip
+                in (store_quads rs :> [ipb*m]u64,
+                    tabulate ipb (\s -> #[unsafe] shares[s*seg + t0] | shares[s*seg + t1]))))
+  in (unblock n m ws, unblock_values n hs)
 
 local def mul_limb_row [m] (bits: i64) (xs: [m]u64) (d: u64) : ([m]u64, u64) =
   let los = map (* d) xs

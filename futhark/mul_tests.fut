@@ -69,11 +69,11 @@ entry test_sqr_full (seed: u64) (n: i64) (m: i64) (bits: i64) : bool =
 
 -- `mul_lo` and `mul_full` around the per-thread widths (up to
 -- `thread_mul_limbs`), with partial last blocks (128 instances a block)
--- and odd bit widths; from 24 limbs they run convmul.
--- Convmul at the same widths, which `mul_lo` and `mul_full` no longer use
--- up to `thread_mul_limbs`.
+-- and odd bit widths; from 24 limbs they run convmul.  And convmul itself
+-- at the same widths, which `mul_lo` and `mul_full` do not use up to
+-- `thread_mul_limbs`.
 -- ==
--- entry: test_mul_lo_small_widths test_mul_full_small_widths test_mul_lo_convmul test_mul_full_convmul
+-- entry: test_mul_lo test_mul_full test_mul_lo_convmul test_mul_full_convmul
 -- input { 21u64 0i64 4i64 256i64 }     output { true }
 -- input { 22u64 1i64 4i64 1i64 }       output { true }
 -- input { 23u64 300i64 4i64 256i64 }   output { true }
@@ -89,14 +89,6 @@ entry test_sqr_full (seed: u64) (n: i64) (m: i64) (bits: i64) : bool =
 -- input { 33u64 200i64 32i64 2048i64 } output { true }
 -- input { 34u64 77i64 32i64 1983i64 }  output { true }
 -- input { 35u64 40i64 36i64 2304i64 }  output { true }
-
-entry test_mul_lo_small_widths (seed: u64) (n: i64) (m: i64) (bits: i64) : bool =
-  let (a, b) = operands seed n m bits
-  in lo_ok bits a b (mul_lo bits a b)
-
-entry test_mul_full_small_widths (seed: u64) (n: i64) (m: i64) (bits: i64) : bool =
-  let (a, b) = operands seed n m bits
-  in full_ok a b (mul_full a b)
 
 entry test_mul_lo_convmul (seed: u64) (n: i64) (m: i64) (bits: i64) : bool =
   let (a, b) = operands seed n m bits

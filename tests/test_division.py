@@ -54,20 +54,25 @@ def dividend_divisor_batch(rng: random.Random, bits: int, n: int) -> tuple[list[
     return a, b
 
 
-# `divmod`'s thread_limbs argument choosing each of its two algorithms.
-ALGORITHMS = {"newton": 0, "thread": 1 << 62}
+# `divmod`'s method argument for each of its two algorithms (0 is the library's choice).
+ALGORITHMS = {"thread": 1, "newton": 2}
 
 
 @pytest.fixture(params=list(ALGORITHMS))
-def thread_limbs(request) -> int:
+def method(request) -> int:
     return ALGORITHMS[request.param]
 
 
+def divmod_call(ctx, method: int, a, b):
+    """The divmod entry with the backend's switch points and the given method."""
+    return ctx.call("divmod", ctx.cpu, method, a, b)
+
+
 @pytest.mark.parametrize("bits,n", CASES)
-def test_divmod(ctx, rng, thread_limbs, bits, n):
+def test_divmod(ctx, rng, method, bits, n):
     a, b = dividend_divisor_batch(rng, bits, n)
     m = storage_limbs(bits)
-    q, r, zero = ctx.call("divmod", thread_limbs, to_limbs(a, m), to_limbs(b, m))
+    q, r, zero = divmod_call(ctx, method, to_limbs(a, m), to_limbs(b, m))
     qs, rs = from_limbs(ctx.to_host(q)), from_limbs(ctx.to_host(r))
     assert not ctx.to_host(zero).any()
     for i, (x, y) in enumerate(zip(a, b)):
@@ -88,11 +93,11 @@ def test_div_limb(ctx, rng, bits, n):
 
 
 @pytest.mark.parametrize("bits", [64, 64 * 5, 64 * 300])
-def test_division_by_zero_is_flagged_per_instance(ctx, rng, thread_limbs, bits):
+def test_division_by_zero_is_flagged_per_instance(ctx, rng, method, bits):
     a = random_values(rng, 50, bits)
     b = [0 if i % 7 == 3 else (rng.getrandbits(bits) or 1) for i in range(len(a))]
     m = storage_limbs(bits)
-    q, r, zero = ctx.call("divmod", thread_limbs, to_limbs(a, m), to_limbs(b, m))
+    q, r, zero = divmod_call(ctx, method, to_limbs(a, m), to_limbs(b, m))
     assert ctx.to_host(zero).tolist() == [int(y == 0) for y in b]
     qs, rs = from_limbs(ctx.to_host(q)), from_limbs(ctx.to_host(r))
     for i, (x, y) in enumerate(zip(a, b)):
@@ -103,20 +108,20 @@ def test_division_by_zero_is_flagged_per_instance(ctx, rng, thread_limbs, bits):
     assert from_limbs(ctx.to_host(q)) == [0 if y == 0 else x // int(y) for x, y in zip(a, d.tolist())]
 
 
-def test_divmod_empty_batch(ctx, thread_limbs):
+def test_divmod_empty_batch(ctx, method):
     empty = np.zeros((0, 4), dtype=np.uint64)
-    q, r, zero = ctx.call("divmod", thread_limbs, empty, empty)
+    q, r, zero = divmod_call(ctx, method, empty, empty)
     assert ctx.shape(q) == (0, 4) and ctx.to_host(zero).shape == (0,)
 
 
 @pytest.mark.parametrize("bits", [512, 4096])
-def test_divmod_batches_of_many_blocks(ctx, rng, thread_limbs, bits):
+def test_divmod_batches_of_many_blocks(ctx, rng, method, bits):
     """Over 2^16 instances with divisors of about half the width (the benchmark's shape)."""
     n = 2**16 + 3
     a = random_values(rng, n, bits)
     b = [rng.getrandbits(bits // 2) | 1 for _ in a]
     m = storage_limbs(bits)
-    q, r, _ = ctx.call("divmod", thread_limbs, to_limbs(a, m), to_limbs(b, m))
+    q, r, _ = divmod_call(ctx, method, to_limbs(a, m), to_limbs(b, m))
     qs, rs = from_limbs(ctx.to_host(q)), from_limbs(ctx.to_host(r))
     bad = [i for i, (x, y) in enumerate(zip(a, b)) if (qs[i], rs[i]) != (x // y, x % y)]
     assert not bad, f"{len(bad)} wrong, first at instance {bad[0] if bad else None}"
@@ -127,13 +132,13 @@ def test_divmod_batches_of_many_blocks(ctx, rng, thread_limbs, bits):
 
 @pytest.mark.parametrize("bits,n,k", [(64 * 8, 2_000, 4), (64 * 17, 1_000, 9), (64 * 64, 500, 32), (64 * 65, 300, 33),
                                       (64 * 1024, 12, 512), (64 * 4096, 3, 2048)])
-def test_divmod_divisors_of_one_length(ctx, rng, thread_limbs, bits, n, k):
+def test_divmod_divisors_of_one_length(ctx, rng, method, bits, n, k):
     """Divisors of k or k-1 limbs throughout the batch: the reciprocal then works at about half the width."""
     a = random_values(rng, n, bits) + [mask(bits), 0, 1 << (bits - 1)]
     b = [(rng.getrandbits(64 * (k - i % 2)) | 1 << (64 * (k - i % 2) - 1)) for i in range(len(a))]
     b[:3] = [mask(64 * k), 1 << (64 * (k - 1)), mask(64 * (k - 1)) or 1]
     m = storage_limbs(bits)
-    q, r, _ = ctx.call("divmod", thread_limbs, to_limbs(a, m), to_limbs(b, m))
+    q, r, _ = divmod_call(ctx, method, to_limbs(a, m), to_limbs(b, m))
     qs, rs = from_limbs(ctx.to_host(q)), from_limbs(ctx.to_host(r))
     bad = [i for i, (x, y) in enumerate(zip(a, b)) if (qs[i], rs[i]) != GMP.divmod(x, y)]
     assert not bad, f"{len(bad)} wrong, first at instance {bad[0]}: a={hex(a[bad[0]])} b={hex(b[bad[0]])}"
@@ -168,10 +173,10 @@ def estimate_breakers(rng: random.Random, bits: int, n: int,
 
 @pytest.mark.parametrize("bits,n", [(64 * 4, 3_000), (64 * 8, 5_000), (64 * 16, 5_000), (64 * 17, 2_000),
                                     (64 * 64, 1_000), (1000, 500)])
-def test_divmod_estimates_too_large(ctx, rng, thread_limbs, bits, n):
+def test_divmod_estimates_too_large(ctx, rng, method, bits, n):
     a, b = estimate_breakers(rng, bits, n)
     m = storage_limbs(bits)
-    q, r, _ = ctx.call("divmod", thread_limbs, to_limbs(a, m), to_limbs(b, m))
+    q, r, _ = divmod_call(ctx, method, to_limbs(a, m), to_limbs(b, m))
     qs, rs = from_limbs(ctx.to_host(q)), from_limbs(ctx.to_host(r))
     bad = [i for i, (x, y) in enumerate(zip(a, b)) if (qs[i], rs[i]) != GMP.divmod(x, y)]
     assert not bad, f"{len(bad)} wrong, first at instance {bad[0]}: a={hex(a[bad[0]])} b={hex(b[bad[0]])}"
@@ -185,7 +190,21 @@ def test_long_division_estimates_too_large(ctx, rng, bits, n, k):
     estimates of one, four and eight quotient limbs per pass overshoot and reach their caps."""
     a, b = estimate_breakers(rng, bits, n, k)
     m = storage_limbs(bits)
-    q, r, _ = ctx.call("divmod", ALGORITHMS["thread"], to_limbs(a, m), to_limbs(b, m))
+    q, r, _ = divmod_call(ctx, ALGORITHMS["thread"], to_limbs(a, m), to_limbs(b, m))
+    qs, rs = from_limbs(ctx.to_host(q)), from_limbs(ctx.to_host(r))
+    bad = [i for i, (x, y) in enumerate(zip(a, b)) if (qs[i], rs[i]) != GMP.divmod(x, y)]
+    assert not bad, f"{len(bad)} wrong, first at instance {bad[0]}: a={hex(a[bad[0]])} b={hex(b[bad[0]])}"
+
+
+@pytest.mark.parametrize("bits", [64 * 16, 64 * 17, 64 * 64, 64 * 300])
+def test_divmod_mixed_lengths_by_the_library_choice(ctx, rng, bits):
+    """The library's routing (method 0) of batches whose divisors have every length: per thread
+    on the CPU, through the reciprocal on the GPU above 16 limbs; exact either way."""
+    n = 400
+    a = random_values(rng, n, bits)
+    b = [rng.getrandbits(rng.randint(1, bits)) | 1 for _ in a]
+    m = storage_limbs(bits)
+    q, r, _ = divmod_call(ctx, 0, to_limbs(a, m), to_limbs(b, m))
     qs, rs = from_limbs(ctx.to_host(q)), from_limbs(ctx.to_host(r))
     bad = [i for i, (x, y) in enumerate(zip(a, b)) if (qs[i], rs[i]) != GMP.divmod(x, y)]
     assert not bad, f"{len(bad)} wrong, first at instance {bad[0]}: a={hex(a[bad[0]])} b={hex(b[bad[0]])}"

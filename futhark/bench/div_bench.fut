@@ -5,7 +5,7 @@
 -- backend; the full-size ones need a GPU.  For `futhark bench` only (see
 -- add_bench.fut on why there is no program tag).
 -- ==
--- entry: divmod_newton_bench divmod_thread_bench div_limb_bench
+-- entry: divmod_newton_bench divmod_thread_bench divmod_thread_cpu_bench div_limb_bench
 -- "small 512" script input { batch_div 12i64 512i64 }
 -- "small 4096" script input { batch_div 14i64 4096i64 }
 -- "512" script input { batch_div 32i64 512i64 }
@@ -35,9 +35,13 @@ entry batch_div (log_total: i64) (bits: i64) : ([][]u64, [][]u64) =
 entry divmod_newton_bench [n][m] (a: [n][m]u64) (b: [n][m]u64) : ([n][m]u64, [n][m]u64, [n]u8) =
   divmod_newton a b
 
--- | `divmod` of the batch with one instance per thread.
+-- | `divmod` of the batch with one instance per thread, as on the GPU.
 entry divmod_thread_bench [n][m] (a: [n][m]u64) (b: [n][m]u64) : ([n][m]u64, [n][m]u64, [n]u8) =
-  divmod_thread a b
+  divmod_thread false a b
+
+-- | `divmod` of the batch with one instance per thread, as on a CPU.
+entry divmod_thread_cpu_bench [n][m] (a: [n][m]u64) (b: [n][m]u64) : ([n][m]u64, [n][m]u64, [n]u8) =
+  divmod_thread true a b
 
 -- | `div_limb` of the batch by the low limbs of b, made odd.
 entry div_limb_bench [n][m] (a: [n][m]u64) (b: [n][m]u64) : ([n][m]u64, [n]u64, [n]u8) =

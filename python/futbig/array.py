@@ -238,7 +238,7 @@ class uint(BigIntType):
         return a._ctx.to_host(a._ctx.call("cmp", a._data, b._data))
 
     def _divmod(self, a: Array, b: Array, check_zero: bool) -> tuple[Device, Device]:
-        q, r, zero = a._ctx.call("divmod", a._ctx.thread_div_limbs, a._data, b._data)
+        q, r, zero = a._ctx.call("divmod", a._ctx.cpu, 0, a._data, b._data)
         if check_zero:
             _raise_on_flags(a._ctx, zero, lambda i, count: ZeroDivisionError(
                 f"division by zero: divisor {i} is 0 ({count} of {a._n} divisors are zero)"))

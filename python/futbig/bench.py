@@ -63,9 +63,9 @@ def _ops() -> dict[str, Op]:
     def fused(entry):
         return lambda a, b: fb.uint(a.bits).from_device(ctx().call(entry, a.bits, a.device_array, b.device_array), len(a))
 
-    def division(thread_limbs):
+    def division(method):  # the divmod entry's method: 1 long division, 2 Newton's reciprocal
         def run(a, b):
-            q, r, _ = ctx().call("divmod", thread_limbs, a.device_array, b.device_array)
+            q, r, _ = ctx().call("divmod", ctx().cpu, method, a.device_array, b.device_array)
             dtype = fb.uint(a.bits)
             return dtype.from_device(q, len(a)), dtype.from_device(r, len(a))
         return run
@@ -80,8 +80,6 @@ def _ops() -> dict[str, Op]:
         "add": Op("add", lambda a, b: a + b, lambda x, y, bits: (x + y) & mask(bits), pick, 3),
         "add6": Op("add6", fused("add6"), lambda x, y, bits: (6 * x + 10 * y) & mask(bits), pick, 3),
         "mul": Op("mul", lambda a, b: a * b, lambda x, y, bits: (x * y) & mask(bits), pick, 3),
-        # The two kernels that `mul` chooses between by width, at every width.
-        "mul_block": Op("mul_block", fused("mul_lo_block_bench"), lambda x, y, bits: (x * y) & mask(bits), pick, 3),
         "poly": Op("poly", fused("poly"),
                    lambda x, y, bits: ((x * x + y) * (y * y + y) + x * y) & mask(bits), pick, 3),
         "divmod": Op("divmod", lambda a, b: divmod(a, b), lambda x, y, bits: (x // y, x % y),
@@ -89,9 +87,9 @@ def _ops() -> dict[str, Op]:
         "divmod_mixed": Op("divmod_mixed", lambda a, b: divmod(a, b), lambda x, y, bits: (x // y, x % y),
                            pick_pair, 4, divisor="mixed"),
         # The two division algorithms that `divmod` chooses between by width.
-        "divmod_thread": Op("divmod_thread", division(1 << 62), lambda x, y, bits: (x // y, x % y),
+        "divmod_thread": Op("divmod_thread", division(1), lambda x, y, bits: (x // y, x % y),
                             pick_pair, 4, divisor="half"),
-        "divmod_newton": Op("divmod_newton", division(0), lambda x, y, bits: (x // y, x % y),
+        "divmod_newton": Op("divmod_newton", division(2), lambda x, y, bits: (x // y, x % y),
                             pick_pair, 4, divisor="half"),
     }
 
@@ -105,7 +103,6 @@ def _gmpy2_rate(op: str, xs: list, ys: list, bits: int) -> float:
         "add": lambda: [(p + q) % m for p, q in zip(x, y)],
         "add6": lambda: [(6 * p + 10 * q) % m for p, q in zip(x, y)],
         "mul": lambda: [p * q for p, q in zip(x, y)],
-        "mul_block": lambda: [p * q for p, q in zip(x, y)],
         "poly": lambda: [((p * p + q) * (q * q + q) + p * q) % m for p, q in zip(x, y)],
         "divmod": lambda: [gmpy2.f_divmod(p, q) for p, q in zip(x, y)],
         "divmod_mixed": lambda: [gmpy2.f_divmod(p, q) for p, q in zip(x, y)],

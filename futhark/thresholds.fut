@@ -1,0 +1,91 @@
+-- | Every switch point between algorithms and every launch shape of the
+-- library, in one place, each with its reason and the measurement behind
+-- it (docs/benchmarks.md, docs/division.md, docs/multiplication.md).
+-- Times are microseconds per 2^32-bit batch on one NVIDIA H200.
+--
+-- What depends on the backend is a function of `cpu`: the host passes
+-- `true` for the `c` and `multicore` backends and `false` for `cuda`
+-- (python/futbig/_kernels.py); every other value is the GPU's, and the
+-- CPU backends run the same code.
+
+-- | Most threads in one GPU block (CUDA's limit).
+def max_block_threads : i64 = 1024
+
+-- | Widest instance (limbs) of a block-level kernel: `max_block_threads`
+-- threads of Q = 4 limbs.  Wider instances run per-row code.
+def max_block_limbs : i64 = 4 * max_block_threads
+
+-- | Threads per block that the block kernels of addition, subtraction,
+-- negation, `add6` and multiplication by one limb aim for (several
+-- instances per block at small widths).  Chosen when the kernels were
+-- written; not re-measured since.
+def add_block_threads : i64 = 256
+
+-- | Threads per block that convmul and the one-kernel `poly` aim for:
+-- their blocks hold both operands and the products in shared memory.
+-- Chosen when the kernels were written; not re-measured since.
+def mul_block_threads : i64 = 128
+
+-- | Widths (limbs) up to which `mul_lo` and `mul_full` run one instance per
+-- thread (every multiple of 4 up to it has a kernel); convmul above.
+-- `mul_lo`, per thread / convmul: 256 bits 399 / 934, 512 bits 458 / 1117,
+-- 1024 bits 1204 / 1491, 1280 bits 1432 / 2009, 1536 bits 5769 / 2224
+-- (from 24 limbs the rows no longer fit in registers).
+def thread_mul_limbs : i64 = 20
+
+-- | Instances (threads) per block of the per-thread multiplication
+-- kernels.  Chosen when the kernels were written; not re-measured since.
+def thread_mul_instances : i64 = 128
+
+-- | Widest instance (limbs) of the one-kernel `poly`: its block keeps about
+-- 52 limbs per limb of the block in shared memory (416 bytes per thread),
+-- so 256 threads (106 KiB) is the largest power of two that fits.
+def poly_block_limbs : i64 = 1024
+
+-- | Widths (limbs) up to which `divmod` divides by long division with one
+-- instance per thread; wider ones go through Newton's reciprocal.  On the
+-- GPU the crossover was measured (docs/division.md: per thread wins up to
+-- 1024 limbs); on a CPU long division is faster at every width (2-8x on
+-- multicore).
+def thread_div_limbs (cpu: bool) : i64 = if cpu then i64.highest else 1024
+
+-- | Widths (limbs) above which a batch whose divisor lengths spread over
+-- more than a quarter of the longest goes through the reciprocal even
+-- within `thread_div_limbs`: on the GPU long division then diverges within
+-- a warp (4096 bits, divisors of every length: 118 ms per thread against
+-- 57 ms).  A CPU core does not diverge: never there (mixed batches through
+-- the reciprocal were 9.5-20x a uniform batch on multicore).
+def mixed_div_limbs (cpu: bool) : i64 = if cpu then i64.highest else 16
+
+-- | Widths (limbs) up to which the division has a fixed-width per-thread
+-- kernel (rows in thread-private arrays, no transposes): fixed-width / map
+-- over rows, 512 bits 1800 / 3949, 2048 bits 6189 / 4878, 4096 bits
+-- 14265 / 7110 (wider scratch no longer fits the cache).
+def fixed_div_limbs : i64 = 16
+
+-- | Widths (limbs) up to which the fixed-width division can keep
+-- everything in registers (every index a constant, operands moved so that
+-- the divisor's top limb is fixed): 512 bits 1342 against 1821.
+def register_div_limbs : i64 = 8
+
+-- | Whether the fixed-width division keeps everything in registers
+-- (`register_div_limbs`).  Not on a CPU: there the unrolled, branch-heavy
+-- code made 512-bit divisions 3x slower than 1024-bit ones on multicore
+-- (docs/division.md).
+def div_in_registers (cpu: bool) : bool = !cpu
+
+-- | Instances (threads) per block of the fixed-width division kernels:
+-- their quotient and remainder rows (at most `fixed_div_limbs`) pass
+-- through shared memory, at most 32 KiB per block.
+def thread_div_instances : i64 = 128
+
+-- | Quotient limbs per pass of long division over the partial remainder,
+-- by width (limbs): one up to 32, four up to 64, eight above.  More per
+-- pass cut the traffic to the partial remainder (global memory) and cost
+-- an extra small division per pass: four / eight, 8192 bits 7792 / 7187.
+def div_limbs_per_pass (m: i64) : i64 = if m <= 32 then 1 else if m <= 64 then 4 else 8
+
+-- | Rows sampled to decide whether divisor lengths are mixed: the choice
+-- only decides the speed (both algorithms are exact); 2048 bits, over all
+-- rows 0.43 ms, as a segmented reduction over all limbs 1.1 ms.
+def mixed_div_samples : i64 = 4096
