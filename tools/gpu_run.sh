@@ -3,7 +3,10 @@
 # `python3 build.py gpu` generated, run the test suite on cuda, then the
 # benchmark. Logs and results go to $OUT (or ./gpu-out). See docs/gpu.md.
 #
-#   bash tools/gpu_run.sh [tests|bench|all] [pytest or bench args...]
+#   bash tools/gpu_run.sh [tests|bench|futhark-test|all] [pytest or bench args...]
+#
+# futhark-test runs the `futhark test` specs (futhark/*_tests.fut) with the
+# cuda backend, with the compiler that `python3 build.py gpu` packed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 what=${1:-all}; shift || true
@@ -19,6 +22,18 @@ if [ "$what" = tests ] || [ "$what" = all ]; then
   FUTBIG_TEST_BACKENDS=cuda python3 -m pytest -q -p no:cacheprovider "$@" 2>&1 | tee "$out/tests.log"
   rc=${PIPESTATUS[0]}
   echo "pytest exit code: $rc" | tee -a "$out/tests.log"
+fi
+if [ "$what" = futhark-test ] || [ "$what" = all ]; then
+  tar -xJf .gpu/futhark.tar.xz -C /tmp || { echo "no .gpu/futhark.tar.xz: run python3 build.py gpu"; exit 1; }
+  link=$(ldconfig -p | sed -n 's/.*libcuda\.so\.1 .*=> //p' | head -1)
+  mkdir -p /tmp/cuda-link && ln -sf "$link" /tmp/cuda-link/libcuda.so
+  # Futhark compiles each test program with $CC $CFLAGS; the wrapper adds
+  # what the CUDA 13 toolkit here needs (csrc/cuda_compat.h, docs/gpu.md).
+  printf '#!/bin/sh\nexec gcc -I/usr/local/cuda/include -include %s "$@" -L/tmp/cuda-link -L/usr/local/cuda/lib64\n' \
+    "$PWD/csrc/cuda_compat.h" > /tmp/cuda-cc && chmod +x /tmp/cuda-cc
+  CC=/tmp/cuda-cc CFLAGS="-O3 -std=c99" LD_LIBRARY_PATH=/usr/local/cuda/lib64 \
+    /tmp/futhark-gpu/bin/futhark test --backend=cuda futhark/*_tests.fut 2>&1 | tee "$out/futhark-test.log"
+  [ "${PIPESTATUS[0]}" = 0 ] || rc=1
 fi
 if [ "$what" = bench ] || [ "$what" = all ]; then
   python3 -m futbig bench --backend cuda --out "$out" "$@" 2>&1 | tee "$out/bench.log"
