@@ -582,15 +582,19 @@ local def divmod_thread_rows [n][m] (a: [n][m]u64) (b: [n][m]u64) : ([n][m]u64, 
      then divmod_rows_with (\x y -> if per_pass == 1 then long_division x y else long_division4 x y) a b
      else divmod_rows_with (\x y -> #[unsafe] long_division8 x y) a b
 
--- `divmod_thread_rows` at a constant width `w` as a per-thread kernel
--- (`thread_map`): each thread reads its rows straight from global memory,
--- its scratch is of constant size (thread-private arrays), and its
+-- `divmod_thread_rows` at a constant width `w` (= m) as a per-thread
+-- kernel (`thread_map`): each thread reads its rows straight from global
+-- memory, its scratch is of constant size (thread-private arrays), and its
 -- quotient and remainder go to shared memory, from where the block writes
 -- its instances' rows with coalesced stores, so that no transposes
 -- surround the kernel.  With `registers` (`w <= register_div_limbs`)
--- everything stays in registers.  Inlined so that `w` is a constant.
-local #[inline] def divmod_thread_fixed [n] (registers: bool) (w: i64) (a: [n][w]u64) (b: [n][w]u64)
-    : ([n][w]u64, [n][w]u64, [n]u8) =
+-- everything stays in registers.  Inlined so that `w` is a constant.  The
+-- results are cut to rows of m limbs, not w: rows of w limbs coerced to m
+-- afterwards, behind the `if` on `registers`, kept a row stride the
+-- compiler could not prove to be m, and every division result was copied
+-- once more (H200: 500 us per 2^32-bit batch at every width).
+local #[inline] def divmod_thread_fixed [n][m] (registers: bool) (w: i64) (a: [n][m]u64) (b: [n][m]u64)
+    : ([n][m]u64, [n][m]u64, [n]u8) =
   let af = opaque (flatten a)
   let bf = opaque (flatten b)
   let instance row =
@@ -606,18 +610,16 @@ local #[inline] def divmod_thread_fixed [n] (registers: bool) (w: i64) (a: [n][w
     in (q, r, u8.bool z)
   let pack results = let (q, r, z) = unzip3 results in (flatten q, flatten r, z)
   let (qs, rs, zs) = thread_map n thread_div_instances instance pack |> unzip3
-  in (unblock n w qs, unblock n w rs, unblock_values n zs)
+  in (unblock n m qs, unblock n m rs, unblock_values n zs)
 
 -- `divmod_thread_fixed` at the width `w` of instances of width `m = w`,
 -- in registers where the backend wants it (separate kernels, so that the
 -- GPU's register kernel holds nothing else).
 local #[inline] def divmod_thread_at [n][m] (cpu: bool) (w: i64) (a: [n][m]u64) (b: [n][m]u64)
     : ([n][m]u64, [n][m]u64, [n]u8) =
-  let (a, b) = (a :> [n][w]u64, b :> [n][w]u64)
-  let (q, r, z) = if w <= register_div_limbs && div_in_registers cpu
-                  then divmod_thread_fixed true w a b
-                  else divmod_thread_fixed false w a b
-  in (q :> [n][m]u64, r :> [n][m]u64, z)
+  if w <= register_div_limbs && div_in_registers cpu
+  then divmod_thread_fixed true w a b
+  else divmod_thread_fixed false w a b
 
 -- | Batched division with one instance per thread (Knuth's Algorithm D):
 -- (quotients, remainders, flags b == 0).  Quadratic work per instance,
