@@ -29,12 +29,6 @@ __all__ = ["BACKENDS", "BackendError", "Context", "available_backends", "backend
 #: All backends futbig knows, in order of preference.
 BACKENDS: tuple[str, ...] = ("cuda", "multicore", "c")
 
-# Widest operands (in limbs) that ``divmod`` divides with one instance per
-# thread (long division) rather than through the reciprocal, per backend.
-# On a CPU long division is faster at every width (2-8x on multicore); on
-# the GPU the crossover was measured (docs/division.md).
-THREAD_DIV_LIMBS: dict[str, int] = {"cuda": 1024, "multicore": 1 << 62, "c": 1 << 62}
-
 _lock = threading.Lock()
 _contexts: dict[str, Context] = {}  # started backends, kept for the process's life
 _current: str | None = None
@@ -129,7 +123,6 @@ class Context:
             raise BackendError(f"backend {name!r} failed to start: {e}") from e
         self._ffi = self.fut.ffi
         self._entries = {e: getattr(self.fut, e) for e in self._entry_names()}
-        self.thread_div_limbs = THREAD_DIV_LIMBS[name]
 
     def _entry_names(self) -> list[str]:
         prefix = "futhark_entry_"
