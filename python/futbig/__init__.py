@@ -18,6 +18,8 @@ family of operations (:mod:`~futbig.arithmetic`, :mod:`~futbig.bitwise`,
 calls the Futhark entry points. Every public name is importable from
 ``futbig`` itself.
 """
+import builtins as _builtins
+
 from ._backend import BackendError, available_backends, backend, set_backend
 from .arithmetic import (
     add,
@@ -40,10 +42,17 @@ from .dtypes import BigIntType, uint
 from .ndarray import Array
 from . import _operators  # noqa: F401  (binds Array's operators)
 
-__all__ = [
-    "Array", "BackendError", "BigIntType", "add", "array", "available_backends", "backend", "bitwise_and",
-    "bitwise_not", "bitwise_or", "bitwise_xor", "compare", "concatenate", "divmod", "equal", "floor_divide",
-    "frombytes", "full", "greater", "greater_equal", "invert", "left_shift", "less", "less_equal", "mul",
-    "mul_full", "multiply", "negative", "not_equal", "power", "remainder", "right_shift", "set_backend",
-    "square", "sub", "subtract", "uint", "zeros",
-]
+#: Public names. Those that share a builtin's name (``divmod``; later ``pow``,
+#: ``sum``, ``min``, ``max``, ``abs``, ``round``) are reachable as ``fb.divmod``
+#: but left out, so that ``from futbig import *`` does not shadow the builtins.
+__all__ = sorted(
+    name
+    for name in [
+        "Array", "BackendError", "BigIntType", "add", "array", "available_backends", "backend", "bitwise_and",
+        "bitwise_not", "bitwise_or", "bitwise_xor", "compare", "concatenate", "divmod", "equal", "floor_divide",
+        "frombytes", "full", "greater", "greater_equal", "invert", "left_shift", "less", "less_equal", "mul",
+        "mul_full", "multiply", "negative", "not_equal", "power", "remainder", "right_shift", "set_backend",
+        "square", "sub", "subtract", "uint", "zeros",
+    ]
+    if not hasattr(_builtins, name)
+)

@@ -172,6 +172,13 @@ class Context:
         """Copy a device array back into a new numpy array."""
         return self.fut.from_futhark(device_array)
 
+    def holds(self, device_array: Any) -> bool:
+        """Whether ``device_array`` is an array of this backend's program (not a host array, not another backend's)."""
+        try:
+            return self._ffi.typeof(device_array) in self.fut.types
+        except TypeError:
+            return False
+
     def shape(self, device_array: Any) -> tuple[int, ...]:
         """The shape of a device array, without copying it."""
         fut_type = self.fut.types[self._ffi.typeof(device_array)]

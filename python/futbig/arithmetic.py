@@ -20,6 +20,8 @@ from .creation import scalar
 from .dtypes import uint
 from .ndarray import Array
 
+# ``divmod`` is reachable as ``futbig.divmod`` but left out of ``futbig.__all__``
+# (it would shadow the builtin on ``from futbig import *``).
 __all__ = ["add", "divmod", "floor_divide", "mul", "mul_full", "multiply", "negative", "power", "remainder",
            "square", "sub", "subtract"]
 
@@ -134,7 +136,9 @@ def divmod(a: Any, b: Any) -> tuple[Array, Array]:
     """``(a // b, a % b)``, exact; ZeroDivisionError names the first zero divisor.
 
     A scalar divisor below ``2**64`` divides through ``div_limb`` (no batch
-    of copies of the divisor).
+    of copies of the divisor). Reachable as ``futbig.divmod``, but not
+    exported by ``from futbig import *`` (it would shadow the builtin, which
+    works on futbig arrays too).
 
     >>> import futbig as fb
     >>> q, r = fb.divmod(fb.array([100, 2**100], bits=128), fb.array([7, 2**64 + 1], bits=128))

@@ -68,6 +68,9 @@ invert = bitwise_not
 def left_shift(a: Array, counts: Any) -> Array:
     """``a << counts`` modulo ``2**bits``; ``counts`` is an int or one int per element.
 
+    Counts may be any non-negative ints (Python ints, mpz, numpy integers);
+    those ``>= bits`` give 0.
+
     >>> import futbig as fb
     >>> fb.left_shift(fb.array([1, 1], bits=100), [3, 99]).to_ints() == [8, 2**99]
     True
@@ -79,7 +82,7 @@ def right_shift(a: Array, counts: Any) -> Array:
     """``a >> counts``; ``counts`` is an int or one int per element (counts ``>= bits`` give 0).
 
     >>> import futbig as fb
-    >>> fb.right_shift(fb.array([2**99, 2**99], bits=100), [99, 100]).to_ints()
+    >>> fb.right_shift(fb.array([2**99, 2**99], bits=100), [99, 2**70]).to_ints()
     [1, 0]
     """
     return a._like(a.dtype._right_shift(a, _shift_counts(counts, len(a))))
@@ -92,16 +95,18 @@ def _elementwise(a: Any, b: Any, what: str, kernel: Callable[[Any, Any, Any], An
 
 
 def _shift_counts(counts: Any, n: int) -> int | np.ndarray:
-    """A non-negative shift count, or an ``[n]`` int64 array of them."""
+    """A non-negative shift count (a Python int), or an ``[n]`` int64 array of them, saturated at 2**62."""
     if isinstance(counts, Array):
         raise TypeError("shift counts must be an int or an array of ints (numpy or list), not a futbig array")
-    if isinstance(counts, (int, np.integer)):
+    if not isinstance(counts, np.ndarray) and hasattr(counts, "__index__"):  # int, numpy integers, mpz
         k = operator.index(counts)
         if k < 0:
             raise ValueError(f"negative shift count {k}")
         return min(k, _MAX_COUNT)
     ks = np.asarray(counts)
-    if ks.ndim != 1 or ks.dtype.kind not in "iu" and not (ks.size == 0):
+    if ks.dtype == object:  # ints too large for numpy, mpz, or things that are no ints
+        ks = _object_counts(ks)
+    elif ks.ndim != 1 or ks.dtype.kind not in "iu" and ks.size:
         raise TypeError(f"shift counts must be an int or a 1-d array of ints, not {ks.dtype} of shape {ks.shape}")
     if ks.shape[0] != n:
         raise ValueError(f"operands could not be broadcast together with shapes ({n},) {ks.shape}")
@@ -109,3 +114,19 @@ def _shift_counts(counts: Any, n: int) -> int | np.ndarray:
         i = int(np.argmax(ks < 0))
         raise ValueError(f"negative shift count {int(ks[i])} at index {i}")
     return np.minimum(ks.astype(np.uint64), np.uint64(_MAX_COUNT)).astype(np.int64)
+
+
+def _object_counts(ks: np.ndarray) -> np.ndarray:
+    """An object array of counts (Python ints of any size, mpz) as saturated int64."""
+    if ks.ndim != 1:
+        raise TypeError(f"shift counts must be an int or a 1-d array of ints, not shape {ks.shape}")
+    out = np.empty(ks.shape[0], dtype=np.int64)
+    for i, x in enumerate(ks):
+        try:
+            k = operator.index(x)
+        except TypeError:
+            raise TypeError(f"shift count {i} is {x!r} ({type(x).__name__}), not an integer") from None
+        if k < 0:
+            raise ValueError(f"negative shift count {k} at index {i}")
+        out[i] = min(k, _MAX_COUNT)
+    return out

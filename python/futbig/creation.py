@@ -14,7 +14,7 @@ import numpy as np
 
 from . import _backend, _kernels
 from .dtypes import BigIntType, as_dtype, uint
-from .ndarray import Array, check_same_context, wrap
+from .ndarray import Array, check_same_context, from_host, wrap
 
 __all__ = ["array", "concatenate", "frombytes", "full", "zeros"]
 
@@ -27,9 +27,12 @@ def array(data: Any, dtype: BigIntType | None = None, *, bits: int | None = None
     uint64 or uint32 numpy array of limbs, least significant first (any
     strides); bytes of ``ceil(bits/8)``-byte little-endian records (see
     :func:`frombytes`); or another futbig array (converted with
-    :meth:`Array.astype`). Give the type as ``dtype=fb.uint(bits)`` or
-    ``bits=``; without either, it is ``uint`` of the limb array's width, or
-    the smallest multiple of 64 bits that holds every value.
+    :meth:`Array.astype`; an array of another backend, or of a context
+    that is no longer current, is copied onto the current backend through
+    the host). Give the type as ``dtype=fb.uint(bits)`` or ``bits=``;
+    without either, it is ``uint`` of the limb array's width, or the
+    smallest multiple of 64 bits that holds every value. A limb array with
+    no limbs (``(n, 0)``) holds zeros and needs a dtype.
 
     >>> import futbig as fb
     >>> fb.array([3**50, 7], bits=100)  # doctest: +ELLIPSIS
@@ -43,6 +46,8 @@ def array(data: Any, dtype: BigIntType | None = None, *, bits: int | None = None
     """
     dtype = _resolve_dtype(dtype, bits)
     if isinstance(data, Array):
+        if data._ctx is not _backend.context():
+            data = from_host(data._host_limbs(), data.dtype)
         return data if dtype is None else data.astype(dtype)
     if isinstance(data, (bytes, bytearray, memoryview)):
         if dtype is None:
@@ -168,7 +173,11 @@ def _from_numpy(data: np.ndarray, dtype: BigIntType | None) -> Array:
         if dtype is None:
             if data.dtype.kind != "u" or data.dtype.itemsize not in (4, 8):
                 raise TypeError(f"limb arrays must be uint64 or uint32, not {data.dtype}")
-            dtype = uint(max(1, data.shape[1] * 8 * data.dtype.itemsize))
+            if data.shape[1] == 0:
+                raise ValueError(
+                    f"a limb array of shape {data.shape} has no limbs, so no width: pass the dtype "
+                    "(e.g. bits=64) to get zeros of that width")
+            dtype = uint(data.shape[1] * 8 * data.dtype.itemsize)
         return dtype.from_limbs(data)
     if data.ndim != 1:
         raise ValueError(f"futbig arrays are 1-d: pass values (n,) or limbs (n, k), not shape {data.shape}")

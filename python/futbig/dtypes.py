@@ -112,8 +112,23 @@ class BigIntType:
         """Wrap a ``[n][m]u64`` device array returned by an entry point of the current backend.
 
         The rows must already hold values of this dtype (zero above ``bits``).
+
+        >>> import futbig as fb
+        >>> fb.uint(8).from_device(np.zeros((2, 4), dtype=np.uint64))  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        TypeError: from_device needs a [n][m]u64 device array of the current backend '...' (such as Array.device_array), not ndarray; make arrays from host limbs with from_limbs, and use another backend's arrays after set_backend to it
         """
         ctx = _backend.context()
+        if not ctx.holds(device_array):
+            got = type(device_array).__name__
+            if type(device_array).__module__ == "_cffi_backend":
+                got = "an array of another backend (or not a u64 array)"
+            raise TypeError(
+                f"from_device needs a [n][m]u64 device array of the current backend {ctx.name!r} "
+                f"(such as Array.device_array), not {got}; make arrays from host limbs with from_limbs, "
+                "and use another backend's arrays after set_backend to it"
+            )
         shape = ctx.shape(device_array)
         if len(shape) != 2 or shape[1] % 4 or 64 * shape[1] < self._bits or (n is not None and shape[0] != n):
             raise ValueError(

@@ -4,7 +4,7 @@ An :class:`Array` holds ``n`` integers of one dtype (:mod:`futbig.dtypes`)
 as an ``[n][m]u64`` array on the backend's device (GPU memory under
 ``cuda``). Every operation runs there and returns a new array; nothing comes
 back to the host until asked (:meth:`Array.to_ints`, :meth:`Array.to_limbs`,
-indexing with an int, comparisons, and the two scalars
+``numpy.asarray``, indexing with an int, comparisons, and the two scalars
 that summarise the flags of division and ``overflow="raise"``). Arrays are
 immutable.
 
@@ -152,6 +152,49 @@ class Array:
         """
         return limbs_to_bytes(self._host_limbs(), self._dtype.bits, byteorder)
 
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
+        """The values as a numpy array (what ``numpy.asarray(a)`` calls): a host copy.
+
+        Without a dtype (or with ``dtype=object``), a 1-d object array of
+        exact Python ints. A numpy integer or float dtype is given only when
+        every value converts exactly (else OverflowError naming the first
+        value that does not); other dtypes raise TypeError. ``copy=False``
+        raises ValueError: the values live on the device, so there is always
+        a copy.
+
+        >>> import futbig as fb
+        >>> np.asarray(fb.array([1, 2**63 + 1, 5], bits=64))
+        array([1, 9223372036854775809, 5], dtype=object)
+        >>> np.asarray(fb.array([1, 2**70], bits=128), dtype=np.uint64)
+        Traceback (most recent call last):
+        ...
+        OverflowError: element 1 (1180591620717411303424) does not fit in numpy uint64; use dtype=object for exact Python ints
+        """
+        if copy is False:
+            raise ValueError(
+                "a futbig array lives on the backend's device: making a numpy array of it always copies "
+                "(pass copy=None or copy=True)")
+        values = self.to_ints()
+        out = np.empty(len(values), dtype=object)
+        out[:] = values
+        target = np.dtype(object if dtype is None else dtype)
+        if target == object:
+            return out
+        if target.kind in "ui":
+            info = np.iinfo(target)
+            exact = lambda v: info.min <= v <= info.max  # noqa: E731
+        elif target.kind == "f":
+            exact = lambda v: _float_is_exact(v, target)  # noqa: E731
+        else:
+            raise TypeError(
+                f"cannot convert a futbig array to numpy {target}: give dtype=object (exact Python ints), "
+                "or an integer or float dtype that holds every value")
+        for i, v in enumerate(values):
+            if not exact(v):
+                raise OverflowError(
+                    f"element {i} ({_short_int(v)}) does not fit in numpy {target}; use dtype=object for exact Python ints")
+        return out.astype(target)
+
     def __iter__(self) -> Iterator[int]:
         return iter(self.to_ints())
 
@@ -175,42 +218,27 @@ class Array:
     def __getitem__(self, key: Any) -> Any:
         """An int gives a Python int; a slice, a bool mask or an int array gives an array.
 
+        Indices follow numpy's for a 1-d array: a tuple of one index (and at
+        most one ``...``) is that index, ``a[...]`` and ``a[()]`` are the
+        whole array, and anything that would need a second dimension (two
+        indices, ``None``, a scalar bool, a 2-d index array) raises
+        IndexError.
+
         >>> import futbig as fb
         >>> a = fb.array([10, 11, 12, 13], bits=64)
         >>> a[-1], a[1:3].to_ints(), a[np.array([True, False, True, False])].to_ints(), a[[3, 0]].to_ints()
         (13, [11, 12], [10, 12], [13, 10])
+        >>> a[0, 1]
+        Traceback (most recent call last):
+        ...
+        IndexError: too many indices for array: array is 1-dimensional, but 2 were indexed
         """
-        if isinstance(key, (builtins.int, np.integer)) and not isinstance(key, (bool, np.bool_)):
-            i = operator.index(key)
-            if not -self._n <= i < self._n:
-                raise IndexError(f"index {i} is out of bounds for a futbig array of length {self._n}")
-            i %= self._n
-            return self._dtype.decode(self._ctx.to_host(_kernels.gather(self._ctx, self._data, np.array([i]))))[0]
-        if isinstance(key, slice):
-            idx = np.arange(self._n)[key]
-        else:
-            idx = self._index_array(key)
-        if len(idx) == self._n and _is_identity(idx):
+        idx = _index(key, self._n)
+        if isinstance(idx, builtins.int):
+            return self._dtype.decode(self._ctx.to_host(_kernels.gather(self._ctx, self._data, np.array([idx]))))[0]
+        if idx is None or (len(idx) == self._n and _is_identity(idx)):
             return self
         return wrap(_kernels.gather(self._ctx, self._data, idx), len(idx), self._dtype, self._m, self._ctx)
-
-    def _index_array(self, key: Any) -> np.ndarray:
-        key = np.asarray(key)
-        if key.ndim != 1:
-            raise IndexError(f"futbig arrays are 1-d: index with an int, a slice or a 1-d array, not shape {key.shape}")
-        if key.dtype == bool:
-            if key.shape[0] != self._n:
-                raise IndexError(f"boolean index of length {key.shape[0]} does not match the array's length {self._n}")
-            return np.flatnonzero(key)
-        if key.size == 0:
-            return np.zeros(0, dtype=np.int64)
-        if key.dtype.kind not in "iu":
-            raise IndexError(f"arrays used as indices must be of integer or boolean type, not {key.dtype}")
-        idx = key.astype(np.int64)
-        bad = (idx < -self._n) | (idx >= self._n)
-        if bad.any():
-            raise IndexError(f"index {int(key[np.argmax(bad)])} is out of bounds for a futbig array of length {self._n}")
-        return np.where(idx < 0, idx + self._n, idx)
 
     def astype(self, dtype: BigIntType) -> Array:
         """The values in another width, reduced modulo ``2**dtype.bits`` when narrower (like numpy).
@@ -259,6 +287,61 @@ def check_same_context(a: Array, b: Array) -> None:
 # Helpers
 
 
+def _index(key: Any, n: int) -> int | np.ndarray | None:
+    """A numpy index of a 1-d array of length ``n`` as an int (in range), an
+    int64 array of rows (in range), or None for the whole array."""
+    if isinstance(key, tuple):
+        ellipses = sum(k is Ellipsis for k in key)
+        if ellipses > 1:
+            raise IndexError("an index can only have a single ellipsis ('...')")
+        if any(k is None for k in key):
+            raise IndexError("futbig arrays are 1-d: None (numpy.newaxis) in an index would add a dimension")
+        rest = [k for k in key if k is not Ellipsis]
+        if len(rest) > 1:
+            raise IndexError(f"too many indices for array: array is 1-dimensional, but {len(rest)} were indexed")
+        if not rest:
+            return None
+        key = rest[0]
+    if key is Ellipsis:
+        return None
+    if key is None:
+        raise IndexError("futbig arrays are 1-d: None (numpy.newaxis) in an index would add a dimension")
+    if isinstance(key, slice):
+        return np.arange(n)[key]
+    if isinstance(key, (bool, np.bool_)):
+        raise IndexError(f"a scalar bool index would add a dimension; index with a bool mask of length {n}")
+    if not isinstance(key, np.ndarray) and hasattr(key, "__index__"):  # int, numpy integers, mpz
+        return _int_index(operator.index(key), n)
+    array = np.asarray(key)
+    if array.ndim == 0:
+        if array.dtype.kind in "iu":
+            return _int_index(builtins.int(array), n)
+        raise IndexError(
+            "only integers, slices (`:`), ellipsis (`...`) and 1-d integer or boolean arrays are valid "
+            f"indices of a futbig array, not {type(key).__name__}")
+    if array.ndim != 1:
+        raise IndexError(f"futbig arrays are 1-d: index with an int, a slice or a 1-d array, not shape {array.shape}")
+    if array.dtype == bool:
+        if array.shape[0] != n:
+            raise IndexError(f"boolean index of length {array.shape[0]} does not match the array's length {n}")
+        return np.flatnonzero(array)
+    if array.size == 0:
+        return np.zeros(0, dtype=np.int64)
+    if array.dtype.kind not in "iu":
+        raise IndexError(f"arrays used as indices must be of integer or boolean type, not {array.dtype}")
+    idx = array.astype(np.int64)
+    bad = (idx < -n) | (idx >= n)
+    if bad.any():
+        raise IndexError(f"index {int(array[np.argmax(bad)])} is out of bounds for a futbig array of length {n}")
+    return np.where(idx < 0, idx + n, idx)
+
+
+def _int_index(i: int, n: int) -> int:
+    if not -n <= i < n:
+        raise IndexError(f"index {i} is out of bounds for a futbig array of length {n}")
+    return i % n
+
+
 def _is_identity(idx: np.ndarray) -> bool:
     return bool(np.array_equal(idx, np.arange(len(idx))))
 
@@ -266,3 +349,10 @@ def _is_identity(idx: np.ndarray) -> bool:
 def _short_int(x: int) -> str:
     text = str(x)
     return text if len(text) <= 24 else f"{text[:10]}...({len(text)} digits)"
+
+
+def _float_is_exact(v: int, target: np.dtype) -> bool:
+    try:
+        return builtins.int(np.array(v, dtype=object).astype(target)) == v
+    except (OverflowError, ValueError):
+        return False
