@@ -13,6 +13,7 @@ import pytest
 
 import futbig as fb
 import futbig._backend as backends
+from futbig import _kernels
 from bigints import GMP, mask, random_values, special_values
 from conftest import TEST_BACKENDS
 from futbig.ndarray import wrap
@@ -226,9 +227,13 @@ def test_one_limb_scalars(backend, rng, bits, entries):
         want = [GMP.divmod(x, k) for x in a]
         assert q.to_ints() == [w[0] for w in want] and r.to_ints() == [w[1] for w in want], k
         assert (A // np.uint64(k)).to_ints() == [w[0] for w in want] and (A % k).to_ints() == [w[1] for w in want]
-        # The route: one-limb entries, no batch of copies of the scalar, no batch product or division.
-        assert {"mul_limb", "div_limb"} <= set(entries), entries
-        assert not {"mul_lo", "divmod", "gather"} & set(entries), entries
+        # The route: one-limb entries, no batch of copies of the scalar, no batch
+        # product (or division, unless the backend's table routes it there).
+        assert "mul_limb" in entries and "mul_lo" not in entries, entries
+        if _kernels.DIV_LIMB_SCALARS[backend]:
+            assert "div_limb" in entries and not {"divmod", "gather"} & set(entries), entries
+        else:
+            assert "divmod" in entries and "div_limb" not in entries, entries
     with pytest.raises(ZeroDivisionError, match="scalar 0"):
         A // 0
     with pytest.raises(OverflowError, match="scalar"):
@@ -237,6 +242,20 @@ def test_one_limb_scalars(backend, rng, bits, entries):
         k = 2**64 + 3
         assert (A * k).to_ints() == [GMP.mul_lo(x, k, bits) for x in a]
         assert (A % k).to_ints() == [x % k for x in a]
+
+
+@pytest.mark.parametrize("bits", [1, 65, 4095])
+def test_scalar_division_both_routes(backend, rng, bits, entries, monkeypatch):
+    """Both routes of DIV_LIMB_SCALARS, whichever the backend's table picks."""
+    a = special_values(bits) + random_values(rng, 4, bits)
+    A = fb.array(a, bits=bits)
+    for by_limb in (True, False):
+        monkeypatch.setitem(_kernels.DIV_LIMB_SCALARS, backend, by_limb)
+        for k in [k for k in (1, 7, 2**64 - 1) if k <= mask(bits)]:
+            entries.clear()
+            q, r = divmod(A, k)
+            assert ("div_limb" in entries) == by_limb and ("divmod" in entries) != by_limb, entries
+            assert q.to_ints() == [x // k for x in a] and r.to_ints() == [x % k for x in a], (by_limb, k)
 
 
 @pytest.mark.parametrize("bits", [1, 64, 65, 4095])

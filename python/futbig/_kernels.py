@@ -30,6 +30,7 @@ import numpy as np
 from ._backend import Context
 
 __all__ = [
+    "DIV_LIMB_SCALARS",
     "THREAD_DIV_LIMBS",
     "add",
     "bit_and",
@@ -73,6 +74,19 @@ THREAD_DIV_LIMBS: dict[str, int] = {
     # reciprocal on multicore): docs/division.md, "Two algorithms".
     "multicore": 1 << 62,
     "c": 1 << 62,  # as multicore: the same code, one thread
+}
+
+#: Whether a scalar divisor ``0 < k < 2**64`` divides through ``div_limb``
+#: (True) or as a batch of copies of ``k`` through ``divmod`` (False).
+DIV_LIMB_SCALARS: dict[str, bool] = {
+    # Not measured on a GPU yet: div_limb's scan uses 64-bit divisions, which
+    # a GPU emulates, where divmod's long division uses a reciprocal; compare
+    # both on the H200 and set this from the result.
+    "cuda": True,
+    # 2-5x faster than divmod on a batch of copies at 512 and 4096 bits:
+    # docs/api.md, the table of one-limb scalars.
+    "multicore": True,
+    "c": True,  # as multicore: the same code, one thread
 }
 
 
@@ -195,10 +209,19 @@ def divmod(ctx: Context, a: Device, b: Device) -> tuple[Device, Device, Device]:
 
 
 def divmod_limb(ctx: Context, a: Device, k: int) -> tuple[Device, Device]:
-    """``(a // k, a % k)`` for one limb ``0 < k < 2**64``, both at ``a``'s storage width."""
+    """``(a // k, a % k)`` for one limb ``0 < k < 2**64``, both at ``a``'s storage width.
+
+    Through ``div_limb``, or where :data:`DIV_LIMB_SCALARS` says otherwise,
+    through ``divmod`` on a batch of copies of ``k``.
+    """
     n, m = ctx.shape(a)
-    q, r, _ = ctx.call("div_limb", a, ctx.call("splat_limb", n, k))
-    return q, ctx.call("limb_rows", m, r)
+    if DIV_LIMB_SCALARS[ctx.name]:
+        q, r, _ = ctx.call("div_limb", a, ctx.call("splat_limb", n, k))
+        return q, ctx.call("limb_rows", m, r)
+    row = np.zeros((1, m), dtype=np.uint64)
+    row[0, 0] = k
+    q, r, _ = divmod(ctx, a, broadcast(ctx, ctx.to_device(row), n))
+    return q, r
 
 
 def cmp(ctx: Context, a: Device, b: Device) -> np.ndarray:
