@@ -16,3 +16,14 @@ def cmp [n][m] (a: [n][m]u64) (b: [n][m]u64) : [n]i8 =
              map2 (\x y -> let k = reduce_comm i64.max 0 (map3 key (iota m) x y)
                            in if k == 0 then 0 else i8.i64 (k & 3) - 1)
                   a b)
+
+-- | Flags (1) the rows of `x` that are `>= 2^bits`: those with a bit set
+-- at a position `>= bits` (`bits >= 0`).  Only limbs `bits/64` and up are
+-- read.  Shaped as `cmp` (a segmented reduction over the rows, not fused
+-- into its consumer), where that shape was measured to avoid transposes.
+def exceeds [n][m] (bits: i64) (x: [n][m]u64) : [n]u8 =
+  let t = i64.min (bits / 64) m
+  let r = u64.i64 (bits % 64)
+  let over j v = if j == 0 then v >> r else v
+  in opaque (#[incremental_flattening(only_inner)]
+             map (\row -> u8.bool (reduce_comm (|) 0 (map2 over (iota (m - t)) (drop t row)) != 0)) x)

@@ -108,3 +108,28 @@ entry divmod [n][m] (cpu: bool) (method: i64) (a: [n][m]u64) (b: [n][m]u64)
 -- d = 0, and then the quotient and remainder are 0.
 entry div_limb [n][m] (a: [n][m]u64) (d: [n]u64) : ([n][m]u64, [n]u64, [n]u8) =
   Div.div_limb a d
+
+-- ---------------------------------------------------------------------
+-- Rows and flags for the Python layer: overflow checks on the device,
+-- joining k arrays in one pass, and one-limb scalar operands without a
+-- batch (docs/interface.md).
+
+-- | Flags (1) the rows of `x` that are `>= 2^bits` (`bits >= 0`; any m):
+-- products that overflow, checked on the device with `flag_summary`.
+entry exceeds [n][m] (bits: i64) (x: [n][m]u64) : [n]u8 = Compare.exceeds bits x
+
+-- | `n` rows of `m` zero limbs, the destination that `place` fills.
+entry zero_rows (n: i64) (m: i64) : *[n][m]u64 = Layout.zero_rows n m
+
+-- | `dst` with rows `offset .. offset+k-1` replaced by `src`, in place
+-- (`dst` is consumed: the caller must not use it again, only free it).
+entry place [N][k][m] (dst: *[N][m]u64) (offset: i64) (src: [k][m]u64) : *[N][m]u64 =
+  Layout.place dst offset src
+
+-- | `n` copies of the limb `x`: a one-limb scalar as the `d` of
+-- `mul_limb` and `div_limb`.
+entry splat_limb (n: i64) (x: u64) : [n]u64 = replicate n x
+
+-- | Each `xs[i]` as row `i` of `m` limbs (limb 0; `m >= 1`), such as the
+-- remainder of `div_limb` at the dividend's width.
+entry limb_rows [n] (m: i64) (xs: [n]u64) : [n][m]u64 = Layout.limb_rows m xs

@@ -87,3 +87,26 @@ entry test_bitwise (seed: u64) (n: i64) (m: i64) (bits: i64) : bool =
   in all_eq (bit_xor (bit_or (bit_and a b) (bit_and a (bit_not bits b))) a) (map (map (const 0)) a)
      && all_eq (bit_or a (bit_not bits a)) all_ones
      && all_eq (bit_and b (bit_not bits b)) (map (map (const 0)) a)
+
+-- ==
+-- entry: test_exceeds_small
+-- input { 65i64 [[0u64, 1u64, 0u64, 0u64], [0u64, 2u64, 0u64, 0u64], [7u64, 0u64, 0u64, 9u64]] }
+-- output { [0u8, 1u8, 1u8] }
+-- input { 0i64 [[0u64], [5u64]] } output { [0u8, 1u8] }
+-- input { 256i64 [[18446744073709551615u64, 1u64, 1u64, 18446744073709551615u64]] }
+-- output { [0u8] }
+-- input { 64i64 empty([0][4]u64) } output { empty([0]u8) }
+entry test_exceeds_small [n][m] (bits: i64) (x: [n][m]u64) = exceeds bits x
+
+-- Self-checking: rows of `bits + 70` bits flagged against a bit-by-bit
+-- reference, for every `bits` from 0 to 64*m.  (seed, n, m)
+-- ==
+-- entry: test_exceeds
+-- input { 1u64 7i64 4i64 }  output { true }
+-- input { 2u64 33i64 8i64 } output { true }
+entry test_exceeds (seed: u64) (n: i64) (m: i64) : bool =
+  all (\bits ->
+         let x = gen (seed + u64.i64 bits) n m (i64.min (64 * m) (bits + 70))
+         let ref row = u8.bool (any (\p -> bit_at row p == 1) (bits..<64 * m))
+         in and (map2 (==) (exceeds bits x) (map ref x)))
+      (0...64 * m)

@@ -53,3 +53,32 @@ def rng(request) -> random.Random:
 def gmp() -> type[GMP]:
     """The GMP oracle."""
     return GMP
+
+
+@pytest.fixture
+def entries(ctx, monkeypatch) -> list[str]:
+    """The names of the entry points called from now on, in order (to check routes)."""
+    called: list[str] = []
+    real_call = ctx.call
+
+    def recording_call(entry, *args):
+        called.append(entry)
+        return real_call(entry, *args)
+
+    monkeypatch.setattr(ctx, "call", recording_call)
+    return called
+
+
+@pytest.fixture
+def host_copies(ctx, monkeypatch) -> list[tuple[int, ...]]:
+    """The shapes of the device arrays copied to the host from now on."""
+    copied: list[tuple[int, ...]] = []
+    real_to_host = ctx.to_host
+
+    def recording_to_host(device_array):
+        host = real_to_host(device_array)
+        copied.append(host.shape)
+        return host
+
+    monkeypatch.setattr(ctx, "to_host", recording_to_host)
+    return copied

@@ -10,6 +10,8 @@ import random
 import numpy as np
 import pytest
 
+from futbig import _kernels
+
 from bigints import GMP, mask, random_values, special_values
 from limbs import from_limbs, storage_limbs, to_limbs
 
@@ -55,7 +57,7 @@ def dividend_divisor_batch(rng: random.Random, bits: int, n: int) -> tuple[list[
 
 
 # `divmod`'s method argument for each of its two algorithms (0 is the library's choice).
-ALGORITHMS = {"thread": 1, "newton": 2}
+ALGORITHMS = {"thread": _kernels.DIV_LONG, "newton": _kernels.DIV_NEWTON}
 
 
 @pytest.fixture(params=list(ALGORITHMS))
@@ -65,7 +67,7 @@ def method(request) -> int:
 
 def divmod_call(ctx, method: int, a, b):
     """The divmod entry with the backend's switch points and the given method."""
-    return ctx.call("divmod", ctx.cpu, method, a, b)
+    return _kernels.divmod_by(ctx, method, a, b)
 
 
 @pytest.mark.parametrize("bits,n", CASES)
@@ -204,7 +206,7 @@ def test_divmod_mixed_lengths_by_the_library_choice(ctx, rng, bits):
     a = random_values(rng, n, bits)
     b = [rng.getrandbits(rng.randint(1, bits)) | 1 for _ in a]
     m = storage_limbs(bits)
-    q, r, _ = divmod_call(ctx, 0, to_limbs(a, m), to_limbs(b, m))
+    q, r, _ = divmod_call(ctx, _kernels.DIV_AUTO, to_limbs(a, m), to_limbs(b, m))
     qs, rs = from_limbs(ctx.to_host(q)), from_limbs(ctx.to_host(r))
     bad = [i for i, (x, y) in enumerate(zip(a, b)) if (qs[i], rs[i]) != GMP.divmod(x, y)]
     assert not bad, f"{len(bad)} wrong, first at instance {bad[0]}: a={hex(a[bad[0]])} b={hex(b[bad[0]])}"

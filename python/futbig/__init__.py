@@ -8,9 +8,51 @@
 True
 >>> c.dtype, c.device in fb.available_backends()
 (uint(256), True)
-"""
-from . import array as _array
-from ._backend import BackendError, available_backends, backend, set_backend
-from .array import *  # noqa: F401,F403  (the public names are array.__all__)
 
-__all__ = [*_array.__all__, "BackendError", "available_backends", "backend", "set_backend"]
+The package is laid out along its seams (docs/architecture.md):
+:mod:`~futbig.dtypes` (the types and the hooks that give bits a meaning),
+:mod:`~futbig.ndarray` (the array), :mod:`~futbig.creation`,
+:mod:`~futbig._operands` (coercion, broadcasting, promotion), one module per
+family of operations (:mod:`~futbig.arithmetic`, :mod:`~futbig.bitwise`,
+:mod:`~futbig.comparison`), and :mod:`~futbig._kernels`, the one module that
+calls the Futhark entry points. Every public name is importable from
+``futbig`` itself.
+"""
+import builtins as _builtins
+
+from ._backend import BackendError, available_backends, backend, set_backend
+from .arithmetic import (
+    add,
+    divmod,
+    floor_divide,
+    mul,
+    mul_full,
+    multiply,
+    negative,
+    power,
+    remainder,
+    square,
+    sub,
+    subtract,
+)
+from .bitwise import bitwise_and, bitwise_not, bitwise_or, bitwise_xor, invert, left_shift, right_shift
+from .comparison import compare, equal, greater, greater_equal, less, less_equal, not_equal
+from .creation import array, concatenate, frombytes, full, zeros
+from .dtypes import BigIntType, uint
+from .ndarray import Array
+from . import _operators  # noqa: F401  (binds Array's operators)
+
+#: Public names. Those that share a builtin's name (``divmod``; later ``pow``,
+#: ``sum``, ``min``, ``max``, ``abs``, ``round``) are reachable as ``fb.divmod``
+#: but left out, so that ``from futbig import *`` does not shadow the builtins.
+__all__ = sorted(
+    name
+    for name in [
+        "Array", "BackendError", "BigIntType", "add", "array", "available_backends", "backend", "bitwise_and",
+        "bitwise_not", "bitwise_or", "bitwise_xor", "compare", "concatenate", "divmod", "equal", "floor_divide",
+        "frombytes", "full", "greater", "greater_equal", "invert", "left_shift", "less", "less_equal", "mul",
+        "mul_full", "multiply", "negative", "not_equal", "power", "remainder", "right_shift", "set_backend",
+        "square", "sub", "subtract", "uint", "zeros",
+    ]
+    if not hasattr(_builtins, name)
+)

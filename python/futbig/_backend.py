@@ -123,10 +123,6 @@ class Context:
             raise BackendError(f"backend {name!r} failed to start: {e}") from e
         self._ffi = self.fut.ffi
         self._entries = {e: getattr(self.fut, e) for e in self._entry_names()}
-        #: Whether the backend runs on the CPU: entry points whose switch
-        #: points between algorithms differ by backend take it
-        #: (futhark/thresholds.fut).
-        self.cpu = name != "cuda"
 
     def _entry_names(self) -> list[str]:
         prefix = "futhark_entry_"
@@ -175,6 +171,13 @@ class Context:
     def to_host(self, device_array: Any) -> np.ndarray:
         """Copy a device array back into a new numpy array."""
         return self.fut.from_futhark(device_array)
+
+    def holds(self, device_array: Any) -> bool:
+        """Whether ``device_array`` is an array of this backend's program (not a host array, not another backend's)."""
+        try:
+            return self._ffi.typeof(device_array) in self.fut.types
+        except TypeError:
+            return False
 
     def shape(self, device_array: Any) -> tuple[int, ...]:
         """The shape of a device array, without copying it."""

@@ -2,7 +2,7 @@
 
 A batch of ``n`` non-negative integers is stored as an ``(n, m)`` C-ordered
 ``uint64`` array, limb 0 the least significant. These functions work on the
-host only; :mod:`futbig.array` moves the arrays to and from the device.
+host only; :mod:`futbig.dtypes` and :mod:`futbig.ndarray` move the arrays to and from the device.
 
 Speed matters here: converting is the only per-element Python work a user
 pays for. CPython's ``int.to_bytes`` / ``int.from_bytes`` are the fastest

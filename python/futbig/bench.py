@@ -20,7 +20,7 @@ from typing import Callable
 import gmpy2
 import numpy as np
 
-from . import _backend
+from . import _backend, _kernels
 
 DEFAULT_BITS = [2**k for k in range(9, 19)]
 GPU_TOTAL_BITS = 2**32
@@ -63,9 +63,9 @@ def _ops() -> dict[str, Op]:
     def fused(entry):
         return lambda a, b: fb.uint(a.bits).from_device(ctx().call(entry, a.bits, a.device_array, b.device_array), len(a))
 
-    def division(method):  # the divmod entry's method: 1 long division, 2 Newton's reciprocal
+    def division(method):  # one algorithm of divmod (futbig._kernels.divmod_by)
         def run(a, b):
-            q, r, _ = ctx().call("divmod", ctx().cpu, method, a.device_array, b.device_array)
+            q, r, _ = _kernels.divmod_by(ctx(), method, a.device_array, b.device_array)
             dtype = fb.uint(a.bits)
             return dtype.from_device(q, len(a)), dtype.from_device(r, len(a))
         return run
@@ -87,9 +87,9 @@ def _ops() -> dict[str, Op]:
         "divmod_mixed": Op("divmod_mixed", lambda a, b: divmod(a, b), lambda x, y, bits: (x // y, x % y),
                            pick_pair, 4, divisor="mixed"),
         # The two division algorithms that `divmod` chooses between by width.
-        "divmod_thread": Op("divmod_thread", division(1), lambda x, y, bits: (x // y, x % y),
+        "divmod_thread": Op("divmod_thread", division(_kernels.DIV_LONG), lambda x, y, bits: (x // y, x % y),
                             pick_pair, 4, divisor="half"),
-        "divmod_newton": Op("divmod_newton", division(2), lambda x, y, bits: (x // y, x % y),
+        "divmod_newton": Op("divmod_newton", division(_kernels.DIV_NEWTON), lambda x, y, bits: (x // y, x % y),
                             pick_pair, 4, divisor="half"),
     }
 

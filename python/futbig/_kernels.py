@@ -1,0 +1,275 @@
+"""The one module that calls Futhark entry points by name, and the table of
+what the host decides per backend.
+
+Every other module (the dtypes, :class:`~futbig.Array`, the operation
+families) works on device arrays through these functions and never names an
+entry point. Each function is one entry point of ``futhark/futbig.fut``
+(docs/interface.md) or a short sequence of them; it takes the backend
+:class:`~futbig._backend.Context` first and device arrays (``[n][m]u64``,
+``m`` a multiple of 4) after, and returns device arrays, so chained
+operations stay on the device.
+
+What the host decides per backend is in the tables below, each value with
+its reason and where it was measured. Switch points inside one entry point
+(for instance the width up to which a multiplication runs one instance per
+thread) live in the Futhark modules. A new family (modular arithmetic, the
+NTT, signed types) adds its entry points here.
+
+>>> import numpy as np, futbig._backend as backends
+>>> ctx = backends.context()
+>>> rows = ctx.to_device(np.array([[2**63, 1, 0, 0], [5, 0, 0, 0]], dtype=np.uint64))
+>>> ctx.to_host(exceeds(ctx, 64, rows)).tolist()
+[1, 0]
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from ._backend import Context
+
+__all__ = [
+    "DIV_LIMB_SCALARS",
+    "ON_CPU",
+    "add",
+    "bit_and",
+    "bit_not",
+    "bit_or",
+    "bit_xor",
+    "broadcast",
+    "cmp",
+    "concatenate",
+    "divmod",
+    "divmod_by",
+    "divmod_limb",
+    "exceeds",
+    "gather",
+    "left_shift",
+    "mul_full",
+    "mul_limb",
+    "mul_lo",
+    "neg",
+    "nonzero",
+    "raise_on_flags",
+    "resize",
+    "right_shift",
+    "sqr_full",
+    "sqr_lo",
+    "sub",
+]
+
+Device = Any  # an opaque array owned by the backend context
+
+# --------------------------------------------------------------------------
+# What the host decides, per backend
+
+#: Whether the backend runs on the CPU: the switch points between algorithms
+#: that differ between a GPU and a CPU (futhark/thresholds.fut: where
+#: ``divmod`` changes from long division to the reciprocal, whether it routes
+#: batches of mixed divisor lengths through the reciprocal, whether it keeps
+#: narrow divisions in registers) are chosen on the device from this flag,
+#: which entry points that have such switch points take as ``cpu``.
+ON_CPU: dict[str, bool] = {"cuda": False, "multicore": True, "c": True}
+
+#: Whether a scalar divisor ``0 < k < 2**64`` divides through ``div_limb``
+#: (True) or as a batch of copies of ``k`` through ``divmod`` (False).
+DIV_LIMB_SCALARS: dict[str, bool] = {
+    # Not measured on a GPU yet: div_limb's scan uses 64-bit divisions, which
+    # a GPU emulates, where divmod's long division uses a reciprocal; compare
+    # both on the H200 and set this from the result.
+    "cuda": True,
+    # 2-5x faster than divmod on a batch of copies at 512 and 4096 bits:
+    # docs/api.md, the table of one-limb scalars.
+    "multicore": True,
+    "c": True,  # as multicore: the same code, one thread
+}
+
+
+# --------------------------------------------------------------------------
+# Flags
+
+
+def raise_on_flags(ctx: Context, flags: Device, error: Callable[[int, int], Exception]) -> None:
+    """Raise ``error(first, count)`` if any flag of an ``[n]u8`` vector is set.
+
+    The flags are summarised on the device (``flag_summary``): two scalars
+    come back, not the vector (copying 2^24 flags from the H200 took 2.4 ms,
+    docs/division.md).
+    """
+    first, count = ctx.call("flag_summary", flags)
+    if count:
+        raise error(int(first), int(count))
+
+
+def exceeds(ctx: Context, bits: int, data: Device) -> Device:
+    """``[n]u8`` flags of the rows that are ``>= 2**bits`` (any storage width)."""
+    return ctx.call("exceeds", bits, data)
+
+
+def nonzero(ctx: Context, limbs: Device) -> Device:
+    """``[n]u8`` flags of the nonzero values of an ``[n]u64`` vector."""
+    return ctx.call("exceeds", 0, ctx.call("limb_rows", 1, limbs))
+
+
+# --------------------------------------------------------------------------
+# Rows: indexing, broadcasting, joining, changing the width
+
+
+def gather(ctx: Context, data: Device, idx: np.ndarray) -> Device:
+    """Rows ``idx`` (in bounds) of a device array, in order; repeats broadcast a row."""
+    return ctx.call("gather", data, np.ascontiguousarray(idx, dtype=np.int64))
+
+
+def broadcast(ctx: Context, data: Device, n: int) -> Device:
+    """The one row of ``data`` repeated ``n`` times, on the device."""
+    return gather(ctx, data, np.zeros(n, dtype=np.int64))
+
+
+def resize(ctx: Context, data: Device, m: int, bits: int) -> Device:
+    """Rows zero-extended or truncated to ``m`` limbs and reduced modulo ``2**bits``."""
+    return ctx.call("resize", bits, m, data)
+
+
+def concatenate(ctx: Context, parts: Sequence[Device], lengths: Sequence[int], m: int) -> Device:
+    """The rows of ``parts`` (``lengths[i]`` rows of ``m`` limbs each) end to end.
+
+    Each row is copied once: two parts by ``concat``, more by placing each
+    into one destination (``zero_rows``, then ``place`` per part).
+    """
+    kept = [(p, k) for p, k in zip(parts, lengths) if k] or [(parts[0], lengths[0])]
+    if len(kept) == 1:
+        return kept[0][0]
+    if len(kept) == 2:
+        return ctx.call("concat", kept[0][0], kept[1][0])
+    joined = ctx.call("zero_rows", sum(lengths), m)
+    offset = 0
+    for part, k in kept:
+        # `place` consumes `joined`: the old handle is only freed, never used again.
+        joined = ctx.call("place", joined, offset, part)
+        offset += k
+    return joined
+
+
+# --------------------------------------------------------------------------
+# Arithmetic
+
+
+def add(ctx: Context, bits: int, a: Device, b: Device) -> tuple[Device, Device]:
+    """``(a + b mod 2**bits, carry [n]u8)``."""
+    return ctx.call("add", bits, a, b)
+
+
+def sub(ctx: Context, bits: int, a: Device, b: Device) -> tuple[Device, Device]:
+    """``(a - b mod 2**bits, borrow [n]u8)``."""
+    return ctx.call("sub", bits, a, b)
+
+
+def neg(ctx: Context, bits: int, a: Device) -> Device:
+    """``-a mod 2**bits``."""
+    return ctx.call("neg", bits, a)
+
+
+def mul_lo(ctx: Context, bits: int, a: Device, b: Device) -> Device:
+    """``a * b mod 2**bits``."""
+    return ctx.call("mul_lo", bits, a, b)
+
+
+def sqr_lo(ctx: Context, bits: int, a: Device) -> Device:
+    """``a * a mod 2**bits``."""
+    return ctx.call("sqr_lo", bits, a)
+
+
+def mul_full(ctx: Context, a: Device, b: Device) -> Device:
+    """The exact products, ``2m`` limbs."""
+    return ctx.call("mul_full", a, b)
+
+
+def sqr_full(ctx: Context, a: Device) -> Device:
+    """The exact squares, ``2m`` limbs."""
+    return ctx.call("sqr_full", a)
+
+
+def mul_limb(ctx: Context, bits: int, a: Device, k: int) -> tuple[Device, Device]:
+    """``(a * k mod 2**bits, floor(a * k / 2**bits) [n]u64)`` for one limb ``0 <= k < 2**64``."""
+    n = ctx.shape(a)[0]
+    return ctx.call("mul_limb", bits, a, ctx.call("splat_limb", n, k))
+
+
+def divmod(ctx: Context, a: Device, b: Device) -> tuple[Device, Device, Device]:
+    """``(a // b, a % b, zero [n]u8)``; zero flags ``b == 0`` (then both results are 0).
+
+    Long division or the reciprocal, by the switch points of the backend's kind
+    (:data:`ON_CPU`, futhark/thresholds.fut).
+    """
+    return divmod_by(ctx, 0, a, b)
+
+
+#: ``divmod_by`` methods: the library's choice, long division with one
+#: instance per thread, Newton's reciprocal.
+DIV_AUTO, DIV_LONG, DIV_NEWTON = 0, 1, 2
+
+
+def divmod_by(ctx: Context, method: int, a: Device, b: Device) -> tuple[Device, Device, Device]:
+    """``divmod`` by one ``method`` (:data:`DIV_AUTO`, :data:`DIV_LONG` or :data:`DIV_NEWTON`):
+    tests and benchmarks reach each algorithm through it."""
+    return ctx.call("divmod", ON_CPU[ctx.name], method, a, b)
+
+
+def divmod_limb(ctx: Context, a: Device, k: int) -> tuple[Device, Device]:
+    """``(a // k, a % k)`` for one limb ``0 < k < 2**64``, both at ``a``'s storage width.
+
+    Through ``div_limb``, or where :data:`DIV_LIMB_SCALARS` says otherwise,
+    through ``divmod`` on a batch of copies of ``k``.
+    """
+    n, m = ctx.shape(a)
+    if DIV_LIMB_SCALARS[ctx.name]:
+        q, r, _ = ctx.call("div_limb", a, ctx.call("splat_limb", n, k))
+        return q, ctx.call("limb_rows", m, r)
+    row = np.zeros((1, m), dtype=np.uint64)
+    row[0, 0] = k
+    q, r, _ = divmod(ctx, a, broadcast(ctx, ctx.to_device(row), n))
+    return q, r
+
+
+def cmp(ctx: Context, a: Device, b: Device) -> np.ndarray:
+    """``[n]`` int8 of -1, 0, 1 (the sign of ``a - b``), on the host."""
+    return ctx.to_host(ctx.call("cmp", a, b))
+
+
+# --------------------------------------------------------------------------
+# Bits
+
+
+def bit_and(ctx: Context, a: Device, b: Device) -> Device:
+    """``a & b``."""
+    return ctx.call("bit_and", a, b)
+
+
+def bit_or(ctx: Context, a: Device, b: Device) -> Device:
+    """``a | b``."""
+    return ctx.call("bit_or", a, b)
+
+
+def bit_xor(ctx: Context, a: Device, b: Device) -> Device:
+    """``a ^ b``."""
+    return ctx.call("bit_xor", a, b)
+
+
+def bit_not(ctx: Context, bits: int, a: Device) -> Device:
+    """``2**bits - 1 - a``."""
+    return ctx.call("bit_not", bits, a)
+
+
+def left_shift(ctx: Context, bits: int, counts: int | np.ndarray, a: Device) -> Device:
+    """``a << counts mod 2**bits``: one count (an int) or an ``[n]`` int64 array of them."""
+    if isinstance(counts, int):
+        return ctx.call("shl", bits, counts, a)
+    return ctx.call("shl_each", bits, counts, a)
+
+
+def right_shift(ctx: Context, counts: int | np.ndarray, a: Device) -> Device:
+    """``a >> counts`` (unsigned): one count (an int) or an ``[n]`` int64 array of them."""
+    if isinstance(counts, int):
+        return ctx.call("shr", counts, a)
+    return ctx.call("shr_each", counts, a)
