@@ -3,7 +3,7 @@
 # `python3 build.py gpu` generated, run the test suite on cuda, then the
 # benchmark. Logs and results go to $OUT (or ./gpu-out). See docs/gpu.md.
 #
-#   bash tools/gpu_run.sh [tests|bench|all] [pytest or bench args...]
+#   bash tools/gpu_run.sh [tests|bench|fuzz|all] [pytest, bench or fuzz args...]
 set -uo pipefail
 cd "$(dirname "$0")/.."
 what=${1:-all}; shift || true
@@ -22,6 +22,10 @@ if [ "$what" = tests ] || [ "$what" = all ]; then
 fi
 if [ "$what" = bench ] || [ "$what" = all ]; then
   python3 -m futbig bench --backend cuda --out "$out" "$@" 2>&1 | tee "$out/bench.log"
+  [ "${PIPESTATUS[0]}" = 0 ] || rc=1
+fi
+if [ "$what" = fuzz ]; then
+  python3 -m futbig fuzz --backend cuda "$@" 2>&1 | tee "$out/fuzz.log"
   [ "${PIPESTATUS[0]}" = 0 ] || rc=1
 fi
 exit $rc
