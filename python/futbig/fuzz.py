@@ -14,7 +14,8 @@ above 16 limbs), ``divmod_one_length`` batches divisors of one length with
 top limbs 1, 2^63, all ones or random (long division), ``divmod_newton``
 forces the reciprocal at every width.
 
-Cases are spread over the widths in inverse proportion to their limbs, at
+Cases are spread over the widths in inverse proportion to the square root
+of their limbs (to their limbs for products, divisions, power and poly), at
 least 32 at each. Each batch draws from its own generator, seeded by (seed,
 operation, width, batch), so ``--ops OP --bits W --cases N`` with the printed
 seed and count replays a failing width. A mismatch prints the operation,
@@ -311,8 +312,9 @@ def _extra(rng: np.random.Generator, op: FuzzOp, n: int, bits: int) -> Any:
 
 
 def _allocation(widths: list[int], cases: int, quadratic: bool) -> list[int]:
-    """Cases per width: in inverse proportion to its limbs (their square for quadratic operations)."""
-    weights = [1.0 / (-(-w // 64)) ** (1.5 if quadratic else 1) for w in widths]
+    """Cases per width: in inverse proportion to the square root of its limbs (to its limbs for quadratic
+    operations), at least MIN_CASES."""
+    weights = [1.0 / (-(-w // 64)) ** (1 if quadratic else 0.5) for w in widths]
     total = sum(weights)
     return [max(MIN_CASES, round(cases * w / total)) for w in weights]
 
