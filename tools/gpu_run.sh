@@ -3,7 +3,7 @@
 # `python3 build.py gpu` generated, run the test suite on cuda, then the
 # benchmark. Logs and results go to $OUT (or ./gpu-out). See docs/gpu.md.
 #
-#   bash tools/gpu_run.sh [tests|bench|futhark-test|all] [pytest or bench args...]
+#   bash tools/gpu_run.sh [tests|bench|futhark-test|fuzz|all] [pytest, bench or fuzz args...]
 #
 # futhark-test runs the `futhark test` specs (futhark/*_tests.fut) with the
 # cuda backend, with the compiler that `python3 build.py gpu` packed.
@@ -37,6 +37,10 @@ if [ "$what" = futhark-test ] || [ "$what" = all ]; then
 fi
 if [ "$what" = bench ] || [ "$what" = all ]; then
   python3 -m futbig bench --backend cuda --out "$out" "$@" 2>&1 | tee "$out/bench.log"
+  [ "${PIPESTATUS[0]}" = 0 ] || rc=1
+fi
+if [ "$what" = fuzz ]; then
+  python3 -m futbig fuzz --backend cuda "$@" 2>&1 | tee "$out/fuzz.log"
   [ "${PIPESTATUS[0]}" = 0 ] || rc=1
 fi
 exit $rc

@@ -3,11 +3,16 @@
 ``python -m futbig bench`` runs every operation at widths 2^9..2^18 bits for a
 fixed total work per batch (``--total-bits`` bits per operand: small on a CPU,
 the papers' 2^32 on a GPU), checks a sample of each result against gmpy2,
-prints a table and writes JSON and a PNG plot.
+times gmpy2 on that sample, prints a table and writes JSON and a PNG plot.
+
+The gmpy2 baseline of each operation is what a gmpy2 user would write for
+the same result, in a Python loop on one core: ``x + y`` for ``add`` (futbig
+wraps modulo 2^bits, gmpy2 keeps the carry: no reduction is charged to
+gmpy2), ``(x * y) & mask`` for ``mul`` (the low half), ``x * y`` for
+``mul_full`` (the whole product), ``divmod(x, y)`` for the divisions.
 """
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import platform
@@ -23,6 +28,7 @@ import numpy as np
 from . import _backend, _kernels
 
 DEFAULT_BITS = [2**k for k in range(9, 19)]
+DEFAULT_OPS = ["add", "add6", "mul", "mul_full", "poly", "divmod", "divmod_mixed"]
 GPU_TOTAL_BITS = 2**32
 CPU_TOTAL_BITS = 2**23
 
@@ -40,6 +46,7 @@ class Row:
     gmpy2_instances_per_s: float
     speedup_vs_gmpy2: float
     checked: int
+    baseline: str = ""  # the gmpy2 expression timed, per instance
 
 
 @dataclass
@@ -51,6 +58,7 @@ class Op:
     oracle: Callable  # (x, y, bits) -> expected value(s) as ints
     pick: Callable  # (result, indices) -> the result at those instances (on the host as ints)
     operands: int  # number of [n][m] arrays read + written, for GB/s
+    baseline: str  # what a gmpy2 user writes for the same result (x, y: mpz; mask = 2**bits - 1)
     divisor: str = ""  # "half": b of about half the width, odd; "mixed": b of every length
 
 
@@ -76,42 +84,48 @@ def _ops() -> dict[str, Op]:
     def pick_pair(result, idx):
         return list(zip(result[0][idx].to_ints(), result[1][idx].to_ints()))
 
+    product = lambda x, y, bits: x * y
+    quotient = lambda x, y, bits: (x // y, x % y)
     return {
-        "add": Op("add", lambda a, b: a + b, lambda x, y, bits: (x + y) & mask(bits), pick, 3),
-        "add6": Op("add6", fused("add6"), lambda x, y, bits: (6 * x + 10 * y) & mask(bits), pick, 3),
-        "mul": Op("mul", lambda a, b: a * b, lambda x, y, bits: (x * y) & mask(bits), pick, 3),
-        "poly": Op("poly", fused("poly"),
-                   lambda x, y, bits: ((x * x + y) * (y * y + y) + x * y) & mask(bits), pick, 3),
-        "divmod": Op("divmod", lambda a, b: divmod(a, b), lambda x, y, bits: (x // y, x % y),
-                     pick_pair, 4, divisor="half"),
-        "divmod_mixed": Op("divmod_mixed", lambda a, b: divmod(a, b), lambda x, y, bits: (x // y, x % y),
-                           pick_pair, 4, divisor="mixed"),
+        "add": Op("add", lambda a, b: a + b, lambda x, y, bits: (x + y) & mask(bits), pick, 3, "x + y"),
+        "add6": Op("add6", fused("add6"), lambda x, y, bits: (6 * x + 10 * y) & mask(bits), pick, 3, "6*x + 10*y"),
+        "mul": Op("mul", lambda a, b: a * b, lambda x, y, bits: (x * y) & mask(bits), pick, 3, "(x * y) & mask"),
+        "mul_full": Op("mul_full", fb.mul_full, product, pick, 4, "x * y"),
+        "poly": Op("poly", fused("poly"), lambda x, y, bits: ((x * x + y) * (y * y + y) + x * y) & mask(bits), pick, 3,
+                   "((x*x + y) * (y*y + y) + x*y) & mask"),
+        "divmod": Op("divmod", lambda a, b: divmod(a, b), quotient, pick_pair, 4, "divmod(x, y)", divisor="half"),
+        "divmod_mixed": Op("divmod_mixed", lambda a, b: divmod(a, b), quotient, pick_pair, 4, "divmod(x, y)",
+                           divisor="mixed"),
         # The two division algorithms that `divmod` chooses between by width.
-        "divmod_thread": Op("divmod_thread", division(_kernels.DIV_LONG), lambda x, y, bits: (x // y, x % y),
-                            pick_pair, 4, divisor="half"),
-        "divmod_newton": Op("divmod_newton", division(_kernels.DIV_NEWTON), lambda x, y, bits: (x // y, x % y),
-                            pick_pair, 4, divisor="half"),
+        "divmod_thread": Op("divmod_thread", division(_kernels.DIV_LONG), quotient, pick_pair, 4, "divmod(x, y)", divisor="half"),
+        "divmod_newton": Op("divmod_newton", division(_kernels.DIV_NEWTON), quotient, pick_pair, 4, "divmod(x, y)", divisor="half"),
     }
+
+
+#: Every operation ``bench`` knows.
+OP_NAMES = ["add", "add6", "mul", "mul_full", "poly", "divmod", "divmod_mixed", "divmod_thread",
+            "divmod_newton"]
 
 
 def _gmpy2_rate(op: str, xs: list, ys: list, bits: int) -> float:
-    """Instances per second of GMP through gmpy2 on one core (a Python loop, as users would)."""
+    """Instances per second of GMP through gmpy2 on one core: a Python loop over the
+    expression a gmpy2 user writes for the same result (``Op.baseline``)."""
     x = [gmpy2.mpz(v) for v in xs]
     y = [gmpy2.mpz(v) for v in ys]
-    m = gmpy2.mpz(1) << bits
-    fns = {
-        "add": lambda: [(p + q) % m for p, q in zip(x, y)],
-        "add6": lambda: [(6 * p + 10 * q) % m for p, q in zip(x, y)],
-        "mul": lambda: [p * q for p, q in zip(x, y)],
-        "poly": lambda: [((p * p + q) * (q * q + q) + p * q) % m for p, q in zip(x, y)],
-        "divmod": lambda: [gmpy2.f_divmod(p, q) for p, q in zip(x, y)],
-        "divmod_mixed": lambda: [gmpy2.f_divmod(p, q) for p, q in zip(x, y)],
+    mask = (gmpy2.mpz(1) << bits) - 1
+    loops = {
+        "add": lambda: [p + q for p, q in zip(x, y)],
+        "add6": lambda: [6 * p + 10 * q for p, q in zip(x, y)],
+        "mul": lambda: [(p * q) & mask for p, q in zip(x, y)],
+        "mul_full": lambda: [p * q for p, q in zip(x, y)],
+        "poly": lambda: [((p * p + q) * (q * q + q) + p * q) & mask for p, q in zip(x, y)],
+        "divmod": lambda: [divmod(p, q) for p, q in zip(x, y)],
     }
-    fns["divmod_thread"] = fns["divmod_newton"] = fns["divmod"]
+    loops["divmod_mixed"] = loops["divmod_thread"] = loops["divmod_newton"] = loops["divmod"]
     best = float("inf")
     for _ in range(3):
         t0 = time.perf_counter()
-        fns[op]()
+        loops[op]()
         best = min(best, time.perf_counter() - t0)
     return len(x) / best
 
@@ -166,7 +180,8 @@ def measure(op: Op, bits: int, total_bits: int, repeat: int, check: int, rng: np
     t = min(times)
     gmp_rate = _gmpy2_rate(op.name, xs[: min(k, 2000)], ys[: min(k, 2000)], bits)
     limbs = -(-bits // 64)
-    return Row(op.name, bits, n, t * 1e6, op.operands * n * limbs * 8 / t / 1e9, n / t, gmp_rate, n / t / gmp_rate, k)
+    return Row(op.name, bits, n, t * 1e6, op.operands * n * limbs * 8 / t / 1e9, n / t, gmp_rate, n / t / gmp_rate, k,
+               op.baseline)
 
 
 def _print_kernel_times(kernels: list[tuple[str, int, float]], repeat: int, top: int = 12) -> None:
@@ -198,13 +213,16 @@ def _device_name(backend: str) -> str:
     return platform.processor() or "unknown CPU"
 
 
-def _print_table(rows: list[Row], out=sys.stdout) -> None:
-    head = f"{'op':>12} {'bits':>7} {'instances':>10} {'us/batch':>11} {'GB/s':>8} {'inst/s':>10} {'gmpy2 inst/s':>13} {'speed-up':>9}"
+def _print_table(rows: list[Row], out=None) -> None:
+    out = out or sys.stdout
+    head = (f"{'op':>12} {'bits':>7} {'instances':>10} {'us/batch':>11} {'GB/s':>8} {'inst/s':>10} "
+            f"{'gmpy2 inst/s':>13} {'speed-up':>9}  gmpy2 baseline")
     print(head, file=out)
     print("-" * len(head), file=out)
     for r in rows:
         print(f"{r.op:>12} {r.bits:>7} {r.instances:>10} {r.us_per_batch:>11.1f} {r.gb_per_s:>8.1f} "
-              f"{r.instances_per_s:>10.3g} {r.gmpy2_instances_per_s:>13.3g} {r.speedup_vs_gmpy2:>8.1f}x", file=out)
+              f"{r.instances_per_s:>10.3g} {r.gmpy2_instances_per_s:>13.3g} {r.speedup_vs_gmpy2:>8.2f}x  {r.baseline}",
+              file=out)
 
 
 def _plot(rows: list[Row], path: Path, title: str) -> bool:
@@ -233,36 +251,12 @@ def _plot(rows: list[Row], path: Path, title: str) -> bool:
     return True
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m futbig bench", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--ops", default="add,add6,mul,poly,divmod,divmod_mixed", help="comma-separated operations")
-    parser.add_argument("--bits", default=",".join(map(str, DEFAULT_BITS)), help="comma-separated widths in bits")
-    parser.add_argument("--total-bits", type=int, default=None,
-                        help="bits per operand per batch (default 2^32 on cuda, 2^23 on a CPU)")
-    parser.add_argument("--repeat", type=int, default=5, help="timed runs per row (the minimum is reported)")
-    parser.add_argument("--check", type=int, default=200, help="instances per row checked against GMP")
-    parser.add_argument("--backend", default=None, help="cuda, multicore or c (default: the best built)")
-    parser.add_argument("--out", default="bench/out", help="folder for results.json and results.png")
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--profile", action="store_true",
-                        help="print the time of each kernel per row (restarts nothing: use in a fresh process)")
-    args = parser.parse_args(argv)
-    if args.profile:
-        os.environ["FUTBIG_PROFILE"] = "1"
-
-    if args.backend:
-        _backend.set_backend(args.backend)
+def run(args) -> int:
+    """``python -m futbig bench`` with parsed arguments (see futbig.cli); the backend is started."""
     backend = _backend.backend()
     total = args.total_bits or (GPU_TOTAL_BITS if backend == "cuda" else CPU_TOTAL_BITS)
     ops = _ops()
-    unknown = [o for o in args.ops.split(",") if o not in ops]
-    if unknown:
-        parser.error(f"unknown operations {unknown}; choose from {', '.join(ops)}")
-    widths = [int(b) for b in args.bits.split(",")]
-    if any(b < 1 for b in widths):
-        parser.error("--bits must be positive integers")
-    plan = [(ops[o], b) for o in args.ops.split(",") for b in widths]
+    plan = [(ops[o], b) for o in args.ops for b in args.bits]
     rng = np.random.default_rng(args.seed)
     print(f"futbig bench: backend {backend}, {total} bits per operand per batch, {len(plan)} rows", flush=True)
     out = Path(args.out)
