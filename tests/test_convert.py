@@ -1,6 +1,8 @@
 """Host-side conversions (futbig._convert): ints, mpz, limb arrays and bytes, against Python's own ints."""
 from __future__ import annotations
 
+import re
+
 import gmpy2
 import numpy as np
 import pytest
@@ -78,6 +80,36 @@ def test_bad_elements_are_named(values, error, words):
         ints_to_limbs(values, 65, storage_limbs(65))
     for w in words:
         assert w in str(info.value)
+
+
+@pytest.mark.parametrize("bits", [1, 8, 63, 64])
+@pytest.mark.parametrize("first", [int, gmpy2.mpz])
+def test_fast_paths_check_every_element(bits, first):
+    """One-limb ints (numpy's converter) and mpz lists (gmpy2.pack) are checked like the general path."""
+    top = 2**bits
+    ok = [first(top - 1), 0, 1, top // 2]
+    assert limbs_to_ints(ints_to_limbs(ok, bits, 4)) == [top - 1, 0, 1, top // 2]
+    assert limbs_to_ints(ints_to_limbs(ok + [True], bits, 4))[-1] == 1
+    cases = [
+        (ok + [2.5], TypeError, f"element {len(ok)} is 2.5 (float)"),  # never truncated to 2
+        (ok + [-1], ValueError, f"element {len(ok)} is negative"),
+        (ok + [first(-1)], ValueError, f"element {len(ok)} is negative"),
+        (ok + [top], OverflowError, f"element {len(ok)} needs {bits + 1} bits"),
+        (ok + [2**64], OverflowError, f"element {len(ok)} needs 65 bits"),
+        (ok + [first(2**300)], OverflowError, f"element {len(ok)} needs 301 bits"),
+        (ok + [np.float64(1)], TypeError, f"element {len(ok)} is"),
+    ]
+    for values, error, words in cases:
+        with pytest.raises(error, match=re.escape(words)):
+            ints_to_limbs(values, bits, 4)
+
+
+def test_one_limb_values_in_wide_rows_come_back():
+    limbs = np.zeros((3, 4), dtype=np.uint64)
+    limbs[:, 0] = [0, 5, 2**64 - 1]
+    assert limbs_to_ints(limbs) == [0, 5, 2**64 - 1]
+    limbs[1, 3] = 1
+    assert limbs_to_ints(limbs) == [0, 5 + 2**192, 2**64 - 1]
 
 
 def test_odd_widths_reject_bits_past_the_width():

@@ -5,12 +5,18 @@ A batch of ``n`` non-negative integers is stored as an ``(n, m)`` C-ordered
 host only; :mod:`futbig.dtypes` and :mod:`futbig.ndarray` move the arrays to and from the device.
 
 Speed matters here: converting is the only per-element Python work a user
-pays for. CPython's ``int.to_bytes`` / ``int.from_bytes`` are the fastest
-per-integer primitives (gmpy2 and ``marshal`` measured slower), so the hot
-loops are ``map`` calls over them, run in chunks that stay in cache: one
-``b"".join`` per chunk written into the preallocated result, and
-``struct.iter_unpack`` to cut a chunk of rows into ``bytes`` without a
-Python-level loop.
+pays for (at 1024 bits on multicore, encoding and decoding take about 70% of
+a round trip through ``a + a``). Values of one limb go through C loops
+(numpy's int converter and ``tolist``; ``gmpy2.pack`` for mpz). Wider ones
+cost one ``int.to_bytes`` / ``int.from_bytes`` call each, the fastest
+per-integer primitives CPython has (measured against gmpy2's pack/unpack
+of whole chunks, ``int(mpz)``, joining ``(hi << 64) | lo``, and building a
+``marshal`` stream with numpy: all slower), mapped over chunks that stay
+in cache: one ``b"".join`` per chunk written into the preallocated result,
+and ``struct.iter_unpack`` to cut a chunk of rows into ``bytes`` without a
+Python-level loop. gmpy2 writes big-endian bytes about twice as fast as
+little-endian ones, so lists of mpz are encoded big-endian in reverse order
+and the chunk's bytes reversed by numpy.
 
 >>> limbs = ints_to_limbs([1, 2**64 + 5], bits=128, m=4)
 >>> limbs.tolist()
@@ -44,8 +50,9 @@ _CHUNK = 2048
 
 try:  # gmpy2 is a dependency, but conversions must not need it
     from gmpy2 import mpz as _mpz
+    from gmpy2 import pack as _pack
 except ImportError:  # pragma: no cover - gmpy2 is installed with futbig
-    _mpz = None
+    _mpz = _pack = None
 
 
 def storage_limbs(bits: int) -> int:
@@ -102,11 +109,30 @@ def _row_bytes_encoder(values: Sequence[Any]) -> Any:
     return int.to_bytes
 
 
+def _one_limb(values: Sequence[Any], n: int) -> np.ndarray | None:
+    """Values below 2**64 as one uint64 column, converted in C: plain ints by numpy, mpz by one
+    ``gmpy2.pack`` and one export. None unless every value is a plain non-negative int below 2**64, or
+    every one an mpz in that range (bools, floats, negatives, mixed lists, ... take the general path)."""
+    types = set(map(type, values))
+    try:
+        if types == {int}:
+            return np.fromiter(values, dtype=np.uint64, count=n)
+        if _mpz is not None and types == {_mpz}:
+            return np.frombuffer(_pack(values, 64).to_bytes(8 * n, "little"), dtype="<u8").astype(np.uint64)
+    except (OverflowError, ValueError, TypeError):
+        pass
+    return None
+
+
 def ints_to_limbs(values: Sequence[Any], bits: int, m: int) -> np.ndarray:
     """Pack integers into an ``(n, m)`` uint64 array, validating every element.
 
     ``m`` limbs must hold ``bits`` bits. Raises like :func:`coerce_ints`
     (naming the first bad element) and never returns a partly filled array.
+    Values of one limb are converted in C (numpy, gmpy2.pack); wider ones by one
+    ``to_bytes`` call each over chunks (for mpz big-endian, which gmpy2
+    writes about twice as fast, the chunk taken in reverse and its bytes
+    reversed by numpy: rows in order, each little-endian).
 
     >>> ints_to_limbs([2**100], bits=101, m=4).tolist()
     [[0, 68719476736, 0, 0]]
@@ -118,17 +144,29 @@ def ints_to_limbs(values: Sequence[Any], bits: int, m: int) -> np.ndarray:
     if not isinstance(values, (list, tuple)):
         values = list(values)
     n = len(values)
+    if bits <= 64:
+        column = _one_limb(values, n)
+        if column is not None:
+            out = np.zeros((n, m), dtype=np.uint64)
+            out[:, 0] = column
+            check_width(out, bits, lambda i: operator.index(values[i]))
+            return out
     row_bytes = 8 * m
     out = np.empty((n, m), dtype=np.uint64)
     flat = out.reshape(-1).view(np.uint8)
     to_bytes = _row_bytes_encoder(values)
+    big_endian = to_bytes is not int.to_bytes
     try:
         for start in range(0, n, _CHUNK):
             chunk = values[start : start + _CHUNK]
             k = len(chunk)
-            joined = b"".join(map(to_bytes, chunk, repeat(row_bytes, k), repeat("little", k)))
-            flat[start * row_bytes : (start + k) * row_bytes] = np.frombuffer(joined, dtype=np.uint8)
-    except (TypeError, OverflowError):
+            if big_endian:
+                joined = b"".join(map(to_bytes, chunk[::-1], repeat(row_bytes, k), repeat("big", k)))
+                flat[start * row_bytes : (start + k) * row_bytes] = np.frombuffer(joined, dtype=np.uint8)[::-1]
+            else:
+                joined = b"".join(map(to_bytes, chunk, repeat(row_bytes, k), repeat("little", k)))
+                flat[start * row_bytes : (start + k) * row_bytes] = np.frombuffer(joined, dtype=np.uint8)
+    except (TypeError, OverflowError, ValueError):
         # A non-integer, a mixed list, a negative or a too-wide value: the slow
         # path finds and names the culprit, or yields plain ints that convert.
         return ints_to_limbs(coerce_ints(values, bits), bits, m)
@@ -168,6 +206,8 @@ def limbs_to_ints(limbs: np.ndarray) -> list[int]:
     n, m = limbs.shape
     if m == 0:
         return [0] * n
+    if m <= 4 and not limbs[:, 1:].any():  # values of one limb: numpy makes the ints in C
+        return limbs[:, 0].tolist()
     rows = struct.Struct(f"{8 * m}s")
     first = operator.itemgetter(0)
     out: list[int] = []
