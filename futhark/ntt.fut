@@ -1,0 +1,703 @@
+-- | Exact multiplication of batches of big integers by number-theoretic
+-- transforms (NTT): the operands are cut into 32-bit digits, transformed
+-- modulo three primes, multiplied pointwise, transformed back, recombined
+-- by the Chinese remainder theorem, and the carries propagated.
+--
+-- DESIGN (docs/multiplication.md, section "NTT", has the same with the
+-- measurements).
+--
+-- Primes.  p0 = 119*2^23+1, p1 = 107*2^23+1, p2 = 105*2^23+1, all below
+-- 2^30 with 2-adicity 23: transforms of every length up to 2^23, enough
+-- for products of 2^27-bit operands (2^22 digits each).  Below 2^30 so that
+-- the lazy butterflies of Harvey ("Faster arithmetic for number-theoretic
+-- transforms", 2014) can keep values in [0, 2p) and [0, 4p) within a u32.
+-- Three 31-bit primes would give 3 bits more headroom, which no served width
+-- needs; one 64-bit prime (2^64-2^32+1) needs 16-bit digits, so transforms
+-- twice as long, with 64-bit products that cost about four 32-bit ones on a
+-- GPU: about twice the work of three 32-bit transforms of half the length.
+--
+-- The bound.  Operands of m limbs have D = 2m digits below 2^32, so every
+-- coefficient of the convolution is a sum of at most D products below
+-- (2^32-1)^2: c < D * 2^64.  At the widest width served, m = 2^21 limbs
+-- (2^27 bits, D = 2^22), c < 2^86, while M = p0*p1*p2 > 2^89.35: the
+-- residues determine every coefficient exactly.  (2^22-bit operands, the
+-- widest batch width tested, have c < 2^81.)  All-ones operands reach the
+-- largest coefficients, D*(2^32-1)^2 for the middle one; the tests use them.
+--
+-- Arithmetic.  u32 only, with `u32.mul_hi` (one IMAD.HI on CUDA).
+-- Butterflies multiply by precomputed twiddles with Shoup's method (three
+-- 32-bit multiplications, result in [0, 2p) for any u32 input, the twiddle
+-- w stored with floor(w * 2^32 / p) in one u64); the pointwise products are
+-- Montgomery products (four multiplications), with the 1/L of the inverse
+-- transform and the Montgomery factor folded into one Shoup multiplication.
+-- Forward (decimation in frequency, natural order in, bit-reversed order
+-- out) keeps values in [0, 2p); inverse (decimation in time, bit-reversed
+-- order in, natural order out) in [0, 4p); no other reductions.
+--
+-- Radix and layout.  A block of T threads transforms 8T elements (one or
+-- several instances): each thread holds 8 elements in registers and applies
+-- three radix-2 stages to them (a radix-8 pass) between two exchanges
+-- through shared memory.  Element q of the block sits, after a pass whose
+-- registers span bits b..b+2 of q, at slot k*T + t of the pass buffer, where
+-- k = bits b..b+2 of q and t = q without them; so every thread writes its 8
+-- values to 8 conflict-free rows, and the next pass gathers.  The twiddle
+-- table of a prime holds w_{2h}^e at index h + e for every power of two h,
+-- so every transform length shares it.
+--
+-- Paths.  Up to L = 2^13 transform points (1024 threads), the whole product
+-- runs in one block kernel: both forward transforms, the pointwise product
+-- and the inverse transform for each prime, then the CRT and the carry scan
+-- (`add_quads_with`).  Longer transforms run four-step: L = L1*L2, the
+-- stages on the top bits of the index as transforms of length L1 over
+-- columns (blocks of c adjacent columns), the rest as transforms of length
+-- L2 over rows, each in block kernels, through global memory (five kernels
+-- per product; see `mul_four_step`).
+
+import "limbs"
+import "add"
+
+-- Block-local index arithmetic is 32-bit (64-bit shifts and masks cost two
+-- instructions each on a GPU).
+local type idx = i32
+
+-- | The NTT primes, `i` in 0..2.
+def ntt_prime (i: i64) : u32 =
+  if i == 0 then 998244353 else if i == 1 then 897581057 else 880803841
+
+-- A primitive 2^23-th root of unity modulo `ntt_prime i` (3^119, 3^107,
+-- 26^105; 3, 3 and 26 are the least primitive roots), and its inverse.
+local def ntt_root (i: i64) (inverse: bool) : u32 =
+  if i == 0 then (if inverse then 469870224 else 15311432)
+  else if i == 1 then (if inverse then 354917575 else 872686320)
+  else (if inverse then 109748732 else 273508579)
+
+-- | Log2 of the longest transform the primes allow.
+def ntt_max_log : i64 = 23
+
+-- Modular arithmetic for tables and constants (not in the inner loops).
+local def mulmod (p: u32) (a: u32) (b: u32) : u32 =
+  u32.u64 ((u64.u32 a * u64.u32 b) % u64.u32 p)
+
+local def powmod (p: u32) (a: u32) (e: i64) : u32 =
+  let (r, _, _) = loop (r, a, e) = (1u32, a, e) while e > 0 do
+                    ((if e & 1 == 1 then mulmod p r a else r), mulmod p a a, e >> 1)
+  in r
+
+-- A twiddle for Shoup multiplication: `w < p` in the low half,
+-- floor(w * 2^32 / p) in the high half.
+local def shoup_pack (p: u32) (w: u32) : u64 =
+  u64.u32 w | (((u64.u32 w << 32) / u64.u32 p) << 32)
+
+-- 1 as a Shoup pair for all three primes (floor(2^32 / p) = 4): `shoup p
+-- x shoup_one` reduces any u32 to [0, 2p).
+local def shoup_one : u64 = 0x4_0000_0001
+
+-- `x * w mod p` in [0, 2p), for any `x` (Harvey's lemma: the quotient
+-- estimate from the high half is at most one short).
+local def shoup (p: u32) (x: u32) (w: u64) : u32 =
+  x * u32.u64 w - u32.mul_hi x (u32.u64 (w >> 32)) * p
+
+-- [0, 4p) -> [0, 2p) and [0, 2p) -> [0, p): below the bound, `x - c`
+-- wraps around to a larger u32.
+local def red2 (p: u32) (x: u32) : u32 = u32.min x (x - 2*p)
+local def red1 (p: u32) (x: u32) : u32 = u32.min x (x - p)
+
+-- Montgomery product `a * b * 2^-32 mod p` in [0, 2p) for `a, b < 2p`.
+-- -p^-1 mod 2^32 is p - 2 for these primes: p = 1 + k*2^23, so
+-- p * (1 - k*2^23) = 1 - k^2*2^46 = 1 mod 2^32.
+local def mont (p: u32) (a: u32) (b: u32) : u32 =
+  let lo = a * b
+  let m = lo * (p - 2)
+  in u32.mul_hi a b + u32.mul_hi m p + u32.bool (lo != 0)
+
+-- Forward butterfly on [0, 2p): (u + v, (u - v) * w).
+local def dif_bfly (p: u32) (w: u64) (u: u32) (v: u32) : (u32, u32) =
+  (red2 p (u + v), shoup p (u - v + 2*p) w)
+
+-- Inverse butterfly on [0, 4p): (u + v * w, u - v * w).
+local def dit_bfly (p: u32) (w: u64) (u: u32) (v: u32) : (u32, u32) =
+  let u = red2 p u
+  let t = shoup p v w
+  in (u + t, u - t + 2*p)
+
+-- | The twiddle tables for transforms of length up to `lt` (a power of two,
+-- at most 2^23), one per prime and direction, `lt` entries each, flat:
+-- table `2i` (prime i, forward) holds w_{2h}^e at `2i*lt + h + e` for every
+-- power of two `h < lt` and `e < h`, where w_{2h} is the root of unity of
+-- order 2h; table `2i+1` the inverse roots; entry 0 of each holds 1.
+def ntt_tables (lt: i64) : [6*lt]u64 =
+  let ell = i64.i32 (i64.ctz lt)
+  let half_log = i64.max 0 (ell - 1)
+  let s = (half_log + 1) / 2
+  let table (i: i64) (inverse: bool) : [lt]u64 =
+    let p = ntt_prime i
+    let w = loop w = ntt_root i inverse for _i < ntt_max_log - ell do mulmod p w w
+    -- w^x for x < lt/2 as w^(x_hi * 2^s) * w^x_lo.
+    let lo = tabulate (1 << s) (\x -> powmod p w x)
+    let hi = tabulate (1 << (half_log - s)) (\x -> powmod p w (x << s))
+    in tabulate lt (\j -> if j == 0 then shoup_pack p 1
+                          else let k = 63 - i64.i32 (i64.clz j)
+                               let x = (j - (1 << k)) << (ell - 1 - k)
+                               in shoup_pack p (mulmod p hi[x >> s] lo[x & ((1 << s) - 1)]))
+  in table 0 false ++ table 0 true ++ table 1 false ++ table 1 true
+     ++ table 2 false ++ table 2 true :> [6*lt]u64
+
+-- One prime's view of the tables: `tw beta q` is the twiddle of a
+-- butterfly of the stage on bit `beta` whose lower element has index `q`.
+local type^ prime_ctx = { p: u32, fwd: idx -> idx -> u64, inv: idx -> idx -> u64 }
+
+local def table_ctx [k] (tws: [k]u64) (lt: i64) (i: i64) : prime_ctx =
+  let at (t: i64) (beta: idx) (q: idx) =
+    #[unsafe] tws[t * lt + i64.i32 ((1 << beta) + (q & ((1 << beta) - 1)))]
+  in { p = ntt_prime i, fwd = at (2*i), inv = at (2*i+1) }
+
+-- `table_ctx` for a block whose local index q is element `glob q` of the
+-- transform and whose local bit beta is bit `beta + shift` of it.
+local def table_ctx_at [k] (tws: [k]u64) (lt: i64) (i: i64) (glob: idx -> idx) (shift: idx) : prime_ctx =
+  let at (t: i64) (beta: idx) (q: idx) =
+    let bg = beta + shift
+    in #[unsafe] tws[t * lt + i64.i32 ((1 << bg) + (glob q & ((1 << bg) - 1)))]
+  in { p = ntt_prime i, fwd = at (2*i), inv = at (2*i+1) }
+
+-- The factor that turns a Montgomery product of transforms of length 2^ell
+-- into the transform of the convolution: 2^32 / 2^ell mod p, packed.
+local def pointwise_scale (p: u32) (ell: i64) : u64 =
+  -- 2^-ell = p - (p-1)/2^ell, since 2^ell divides p - 1.
+  shoup_pack p (mulmod p (u32.u64 ((1u64 << 32) % u64.u32 p)) (p - ((p - 1) >> u32.i64 ell)))
+
+-- BLOCK PASSES.  A block of `tt` threads holds 8*tt elements with local
+-- indices q; the stages of a transform run on a range of bits of q (bits
+-- outside it index independent transforms).  A pass with register base b
+-- gives thread t the 8 elements whose bits b..b+2 are k = 0..7 and whose
+-- other bits are those of t, and applies to them the stages (up to three)
+-- on bits b..b+2.  Its buffer holds element q at `slot tt b q`.
+
+-- Register k of thread t in a pass with base b.
+local def q_of (b: idx) (t: idx) (k: idx) : idx =
+  (t & ((1 << b) - 1)) | (k << b) | ((t >> b) << (b + 3))
+
+-- Position of element q in the buffer of a pass with base b.
+local def slot (tt: idx) (b: idx) (q: idx) : idx =
+  ((q >> b) & 7) * tt + ((q & ((1 << b) - 1)) | ((q >> (b + 3)) << b))
+
+-- The 8 registers of a thread.
+local type oct = (u32, u32, u32, u32, u32, u32, u32, u32)
+
+-- Butterflies `bf k_i` on the pairs (lo_i, hi_i) of registers.
+local def four (bf: idx -> u32 -> u32 -> (u32, u32)) ((k0, k1, k2, k3): (idx, idx, idx, idx))
+               ((l0, l1, l2, l3): (u32, u32, u32, u32)) ((h0, h1, h2, h3): (u32, u32, u32, u32))
+               : ((u32, u32, u32, u32), (u32, u32, u32, u32)) =
+  let (a0, b0) = bf k0 l0 h0
+  let (a1, b1) = bf k1 l1 h1
+  let (a2, b2) = bf k2 l2 h2
+  let (a3, b3) = bf k3 l3 h3
+  in ((a0, a1, a2, a3), (b0, b1, b2, b3))
+
+-- The stages on register bits 2, 1 and 0 of a thread's registers: the
+-- butterflies `bf k` on registers k and k + 2^j for the k with bit j
+-- clear.  Written out on scalars: the registers stay in registers, and the
+-- compiler simplifies this much faster than updates of an [8] array.
+local def stage2 bf ((x0, x1, x2, x3, x4, x5, x6, x7): oct) : oct =
+  let ((y0, y1, y2, y3), (y4, y5, y6, y7)) = four bf (0, 1, 2, 3) (x0, x1, x2, x3) (x4, x5, x6, x7)
+  in (y0, y1, y2, y3, y4, y5, y6, y7)
+
+local def stage1 bf ((x0, x1, x2, x3, x4, x5, x6, x7): oct) : oct =
+  let ((y0, y1, y4, y5), (y2, y3, y6, y7)) = four bf (0, 1, 4, 5) (x0, x1, x4, x5) (x2, x3, x6, x7)
+  in (y0, y1, y2, y3, y4, y5, y6, y7)
+
+local def stage0 bf ((x0, x1, x2, x3, x4, x5, x6, x7): oct) : oct =
+  let ((y0, y2, y4, y6), (y1, y3, y5, y7)) = four bf (0, 2, 4, 6) (x0, x2, x4, x6) (x1, x3, x5, x7)
+  in (y0, y1, y2, y3, y4, y5, y6, y7)
+
+-- Forward stages on the top `r` register bits (from bit b+2 down), for
+-- the registers of the thread whose register 0 has index `qb`.  The
+-- inactive stages (`r` < 3, only in the first pass) are skipped by scalar
+-- branches: a branch around array code would make the compiler keep the
+-- registers in shared memory.
+local def dif_regs (p: u32) (tw: idx -> idx -> u64) (r: idx) (b: idx) (qb: idx) (v: oct) : oct =
+  let bf (j: idx) (k: idx) (x: u32) (y: u32) =
+    if 2 - j < r then dif_bfly p (tw (b + j) (qb | (k << b))) x y else (x, y)
+  in v |> stage2 (bf 2) |> stage1 (bf 1) |> stage0 (bf 0)
+
+-- Inverse stages on the low `r` register bits, from bit b up.
+local def dit_regs (p: u32) (tw: idx -> idx -> u64) (r: idx) (b: idx) (qb: idx) (v: oct) : oct =
+  let bf (j: idx) (k: idx) (x: u32) (y: u32) =
+    if j < r then dit_bfly p (tw (b + j) (qb | (k << b))) x y else (x, y)
+  in v |> stage0 (bf 0) |> stage1 (bf 1) |> stage2 (bf 2)
+
+-- One pass of thread t: reads its registers through `get` (by index),
+-- applies `stages` (dif_regs or dit_regs partially applied).
+local def pass_thread (stages: idx -> idx -> oct -> oct) (b: idx) (get: idx -> u32) (t: idx) : oct =
+  let qb = q_of b t 0
+  let g k = get (qb | (k << b))
+  in stages b qb (g 0, g 1, g 2, g 3, g 4, g 5, g 6, g 7)
+
+-- The buffer of a pass: register k of every thread in row k.  The
+-- concatenation of the eight maps' results is short-circuited into one
+-- shared-memory array; `opaque` keeps readers from seeing through it.
+local def rows8 [tt] (xs: [tt]oct) : [8*tt]u32 =
+  opaque (map (.0) xs ++ map (.1) xs ++ map (.2) xs ++ map (.3) xs
+          ++ map (.4) xs ++ map (.5) xs ++ map (.6) xs ++ map (.7) xs :> [8*tt]u32)
+
+-- The passes of a transform over bits [lo, hi) of a block of 2^s
+-- elements (3 <= hi <= s, lo + 3 <= s), as (register base, stages) in
+-- order.  The first pass takes the (hi-lo) mod 3 (or 3) stages on the top
+-- bits (forward) or the low bits (inverse), every later pass three: the
+-- passes after the first have the stage count as a constant.
+local def pass_count (lo: idx) (hi: idx) : idx = (hi - lo + 2) / 3
+local def top_stages (lo: idx) (hi: idx) : idx = (hi - lo - 1) % 3 + 1
+
+local def dif_pass (lo: idx) (hi: idx) (i: idx) : (idx, idx) =
+  let r1 = top_stages lo hi
+  in if i == 0 then (hi - 3, r1) else (hi - r1 - 3 * i, 3)
+
+local def dit_pass (lo: idx) (hi: idx) (i: idx) : (idx, idx) =
+  let r1 = top_stages lo hi
+  in if i == 0 then (lo, r1) else (lo + r1 + 3 * (i - 1), 3)
+
+-- | A transform direction: `#fwd` (decimation in frequency) or `#inv`
+-- (decimation in time, without the 1/L).
+type ntt_dir = #fwd | #inv
+
+-- The stages of one pass.
+local def pass_stages (dir: ntt_dir) (pc: prime_ctx) (r: idx) (b: idx) (qb: idx) (v: oct) : oct =
+  match dir
+  case #fwd -> dif_regs pc.p pc.fwd r b qb v
+  case #inv -> dit_regs pc.p pc.inv r b qb v
+
+local def pass_at (dir: ntt_dir) (lo: idx) (hi: idx) (i: idx) : (idx, idx) =
+  match dir case #fwd -> dif_pass lo hi i case #inv -> dit_pass lo hi i
+
+-- The transform over bits [lo, hi) of the 8*tt elements of a block: the
+-- first pass reads element q as `first q`; returns the buffer of the last
+-- pass and its register base.
+local def block_transform (dir: ntt_dir) (pc: prime_ctx) (tt: i64) (lo: idx) (hi: idx)
+                          (first: idx -> u32) : ([8*tt]u32, idx) =
+  let t32 = i32.i64 tt
+  let run (b: idx) (r: idx) (get: idx -> u32) =
+    rows8 (tabulate tt (\t -> pass_thread (pass_stages dir pc r) b get (i32.i64 t)))
+  let (b0, r0) = pass_at dir lo hi 0
+  in loop (buf, bp) = (run b0 r0 first, b0) for i in 1..<pass_count lo hi do
+       let b = (pass_at dir lo hi i).0
+       in (run b 3 (\q -> #[unsafe] buf[i64.i32 (slot t32 bp q)]), b)
+
+-- The buffer of a pass over two sets of elements: set 0 in rows 0..7, set
+-- 1 in rows 8..15.
+local def rows16 [tt] (xs: [tt](oct, oct)) : [16*tt]u32 =
+  opaque (map (.0.0) xs ++ map (.0.1) xs ++ map (.0.2) xs ++ map (.0.3) xs
+          ++ map (.0.4) xs ++ map (.0.5) xs ++ map (.0.6) xs ++ map (.0.7) xs
+          ++ map (.1.0) xs ++ map (.1.1) xs ++ map (.1.2) xs ++ map (.1.3) xs
+          ++ map (.1.4) xs ++ map (.1.5) xs ++ map (.1.6) xs ++ map (.1.7) xs :> [16*tt]u32)
+
+-- `block_transform` of two sets of elements at once (the two operands of a
+-- product): each thread transforms 8 elements of each, with the same
+-- twiddles, and one exchange per pass serves both.  Set s starts at
+-- `s*8*tt` of the result.
+local def block_transform2 (dir: ntt_dir) (pc: prime_ctx) (tt: i64) (lo: idx) (hi: idx)
+                           (first: idx -> idx -> u32) : ([16*tt]u32, idx) =
+  let t32 = i32.i64 tt
+  let run (b: idx) (r: idx) (get: idx -> idx -> u32) =
+    let thread t = (pass_thread (pass_stages dir pc r) b (get 0) t,
+                    pass_thread (pass_stages dir pc r) b (get 1) t)
+    in rows16 (tabulate tt (\t -> thread (i32.i64 t)))
+  let (b0, r0) = pass_at dir lo hi 0
+  in loop (buf, bp) = (run b0 r0 first, b0) for i in 1..<pass_count lo hi do
+       let b = (pass_at dir lo hi i).0
+       in (run b 3 (\s q -> #[unsafe] buf[i64.i32 (s * 8 * t32 + slot t32 bp q)]), b)
+
+-- CRT AND CARRIES.
+
+-- Garner's recombination of residues `r_i in [0, 4p_i)` into the
+-- coefficient they determine (below p0*p1*p2 < 2^90), as (low 64 bits,
+-- high bits).
+local def crt (r0: u32) (r1: u32) (r2: u32) : (u64, u64) =
+  let (p0, p1, p2) = (ntt_prime 0, ntt_prime 1, ntt_prime 2)
+  let x0 = red1 p0 (red2 p0 r0)
+  -- Constants as Shoup pairs (`shoup_pack`), literal so that no kernel
+  -- divides.  x1 = (r1 - x0) / p0 mod p1 (1/p0 = 523588941); x0 < p0 < 2 p1.
+  let x1 = red1 p1 (shoup p1 (red2 p1 r1 - red1 p1 x0 + p1) 0x9555552a1f35554d)
+  -- x2 = (r2 - x0 - x1 p0) / (p0 p1) mod p2 (p0 mod p2 = 117440512,
+  -- 1/(p0 p1) = 220201354); p0 < 2 p2.
+  let y = red2 p2 (red1 p2 x0 + shoup p2 x1 0x2222222107000000)
+  let x2 = red1 p2 (shoup p2 (red2 p2 r2 + 2*p2 - y) 0x4000077f0d20018a)
+  -- x0 + x1 p0 + x2 p0 p1, with p0 p1 = 896005221510021121.
+  let v = u64.u32 x0 + u64.u32 x1 * u64.u32 p0
+  let p01 = 896005221510021121u64
+  let lo = u64.u32 x2 * p01
+  let s = lo + v
+  in (s, u64.mul_hi (u64.u32 x2) p01 + u64.bool (s < lo))
+
+-- Limb l of a product from its coefficients `coef j` (of weight 2^(32j)):
+-- coefficients 2l and 2l+1 as a low limb and the high part (< 2^59) that
+-- belongs to limb l+1.
+local def limb_parts (coef: idx -> (u64, u64)) (l: idx) : (u64, u64) =
+  let (al, ah) = coef (2 * l)
+  let (bl, bh) = coef (2 * l + 1)
+  let x = al + (bl << 32)
+  in (x, ah + (bl >> 32) + (bh << 32) + u64.bool (x < al))
+
+-- The sum of limb parts as quads: thread i of `g` (seg per instance) adds
+-- the low limbs 4i'..4i'+3 of its instance to the high parts of limbs
+-- 4i'-1..4i'+2, with the block-wide carry scan.
+local def carry_quads 'a (g: i64) (seg: i64) (coef: idx -> idx -> (u64, u64))
+                         (finish: i64 -> quad -> bool -> a) : [g]a =
+  let parts (i: i64) (d: idx) =
+    let s = i32.i64 (quot32 i seg)
+    let l = 4 * i32.i64 (rem32 i seg) + d
+    in if l < 0 then (0, 0) else limb_parts (coef s) l
+  let xq i = ((parts i 0).0, (parts i 1).0, (parts i 2).0, (parts i 3).0)
+  let yq i = ((parts i (-1)).1, (parts i 0).1, (parts i 1).1, (parts i 2).1)
+  in add_quads_with g seg carry_none finish xq yq
+
+-- GEOMETRY.
+
+-- | Log2 of the longest transform that runs in one block (1024 threads of
+-- 8 elements); longer transforms run four-step.
+def ntt_block_log : i64 = 13
+
+-- Log2 of the transform length for the product of two m-limb numbers
+-- (2m digits each, 4m - 1 coefficients): at least 4 (16 points).
+local def conv_log (m: i64) : i64 =
+  i64.max 4 (64 - i64.i32 (i64.clz (4 * m - 1)))
+
+-- Independent transforms of 2^ell points per block: enough for 256
+-- threads.
+local def transforms_per_block (ell: i64) : i64 =
+  i64.max 1 (2048 >> ell)
+
+-- Log2 of the row length of a transform of 2^ell points when blocks
+-- transform at most 2^blog points: the whole transform if it fits (or if
+-- ell <= 6), else the four-step split with rows of at least 8 and columns
+-- of at least 16 points (columns take at most 2^10: ell <= blog + 10).
+local def row_log (blog: i64) (ell: i64) : i64 =
+  if ell <= i64.max blog 6 then ell else i64.max 3 (i64.min blog (ell - 4))
+
+-- Log2 of the columns per block of the column stages (2^ell1 points
+-- each, rows of 2^ell2): 2048 elements per block, at least 8 columns (a
+-- 32-byte sector of each row), at most a row.
+local def col_log (ell1: i64) (ell2: i64) : i64 =
+  i64.min ell2 (i64.max 3 (11 - ell1))
+
+-- Digit j (32 bits) of row `row` of the flat limbs `xs` of rows of m
+-- limbs (j < 2m).
+local def digit [k] (xs: [k]u64) (m: i64) (row: i64) (j: idx) : u32 =
+  let l = #[unsafe] xs[row * m + i64.i32 (j >> 1)]
+  in u32.u64 (l >> (u64.i32 (j & 1) << 5))
+
+-- STAGE KERNELS.  Element j of array a of a transform of 2^ell points is
+-- `load a j` ([0, 2p) for the forward direction, [0, 4p) for the
+-- inverse); `fin p x` reduces the results.
+
+-- The stages on the low ell2 bits (rows) of `nr` arrays of 2^ell2 points,
+-- all modulo prime i, several rows per block: the whole transform if
+-- ell2 = ell, else the second step of the forward four-step transform or
+-- the first of the inverse.
+local def row_stages [k] (dir: ntt_dir) (tws: [k]u64) (lt: i64) (ell2: i64) (i: i64) (nr: i64)
+                         (load: i64 -> idx -> u32) (fin: u32 -> u32 -> u32) : [nr][1 << ell2]u32 =
+  let len = 1 << ell2
+  let e32 = i32.i64 ell2
+  let ipb = transforms_per_block ell2
+  let tt = ipb * (len / 8)
+  let ws =
+    #[incremental_flattening(only_intra)]
+    map (\blk ->
+           let pc = table_ctx tws lt i
+           let first (q: idx) =
+             let row = blk * ipb + i64.i32 (q >> e32)
+             in if row < nr then load row (q & (i32.i64 len - 1)) else 0
+           let (buf, bb) = block_transform dir pc tt 0 e32 first
+           in tabulate (8*tt) (\q -> fin pc.p (#[unsafe] buf[i64.i32 (slot (i32.i64 tt) bb (i32.i64 q))])))
+        (iota (num_blocks nr ipb))
+  in flatten ws |> take (nr*len) |> unflatten
+
+-- The stages on the bits ell2..ell-1 (columns: the elements of equal
+-- j mod 2^ell2) of `na` arrays of 2^ell points, array a modulo prime
+-- `prime a`, 2^lc adjacent columns (j mod 2^ell2 = g*2^lc + u) per block.
+-- The result holds element j = g*2^lc + u + 2^ell2 * n1 of each array at
+-- `col_pos`: column groups one after the other.
+local def col_stages [k] (dir: ntt_dir) (tws: [k]u64) (lt: i64) (ell: i64) (ell2: i64) (na: i64)
+                         (prime: i64 -> i64) (load: i64 -> idx -> u32) (fin: u32 -> u32 -> u32)
+                         : [na][1 << ell]u32 =
+  let ell1 = ell - ell2
+  let lc = col_log ell1 ell2
+  let ng = 1 << (ell2 - lc)
+  let tt = (1 << (lc + ell1)) / 8
+  let (lc32, e2) = (i32.i64 lc, i32.i64 ell2)
+  let ws =
+    #[incremental_flattening(only_intra)]
+    map (\blk ->
+           let a = blk / ng
+           let g = i32.i64 (blk % ng)
+           let glob (q: idx) = (g << lc32) | (q & ((1 << lc32) - 1)) | ((q >> lc32) << e2)
+           let pc = table_ctx_at tws lt (prime a) glob (e2 - lc32)
+           let (buf, bb) = block_transform dir pc tt lc32 (lc32 + i32.i64 ell1) (\q -> load a (glob q))
+           in tabulate (8*tt) (\q -> fin pc.p (#[unsafe] buf[i64.i32 (slot (i32.i64 tt) bb (i32.i64 q))])))
+        (iota (na * ng))
+  in unflatten (flatten ws :> [na * (1 << ell)]u32)
+
+-- Position of element j = g*2^lc + u + 2^e2 * n1 (u < 2^lc, n1 < 2^e1)
+-- when groups of 2^lc columns of 2^e1 rows are stored one after the
+-- other.
+local def blocked_pos (lc: i64) (e1: i64) (e2: i64) (j: idx) : i64 =
+  let (lc32, e2_32) = (i32.i64 lc, i32.i64 e2)
+  let n1 = j >> e2_32
+  let n2 = j & ((1 << e2_32) - 1)
+  in i64.i32 (((((n2 >> lc32) << i32.i64 e1) + n1) << lc32) | (n2 & ((1 << lc32) - 1)))
+
+-- Position of element j in the result of `col_stages`.
+local def col_pos (ell: i64) (ell2: i64) (j: idx) : i64 =
+  blocked_pos (col_log (ell - ell2) ell2) (ell - ell2) ell2 j
+
+-- THE TRANSFORMS ALONE.
+
+-- 2^-ell mod p as a Shoup pair (2^ell divides p - 1).
+local def inv_len (p: u32) (ell: i64) : u64 = shoup_pack p (p - ((p - 1) >> u32.i64 ell))
+
+-- The transforms (blocks of at most 2^blog points) of the rows of `xs`
+-- modulo prime i.
+local def transform_with [k][l] (blog: i64) (dir: ntt_dir) (i: i64) (xs: [k][l]u32) : [k][l]u32 =
+  let ell = i64.i32 (i64.ctz l)
+  let ell2 = row_log blog ell
+  let tws = ntt_tables l
+  let p = ntt_prime i
+  let scale = inv_len p ell
+  let xf = opaque (flatten xs)
+  let input (a: i64) (j: idx) = shoup p (#[unsafe] xf[a * l + i64.i32 j]) shoup_one
+  let done (p: u32) (x: u32) = match dir case #fwd -> red1 p x
+                                         case #inv -> red1 p (shoup p x scale)
+  in if ell2 == ell then row_stages dir tws l ell i k input done :> [k][l]u32
+     else -- Row r of the row stages is row r mod 2^ell1 of array r / 2^ell1.
+          let ell1 = ell - ell2
+          let whole (r: i64) (j: idx) = (r >> ell1, j | i32.i64 ((r & ((1 << ell1) - 1)) << ell2))
+          let nr = k << ell1
+          in match dir
+             case #fwd ->
+               let cs = col_stages #fwd tws l ell ell2 k (const i) input (\_ x -> x) |> flatten
+               let rs = row_stages #fwd tws l ell2 i nr
+                                   (\r j -> let (a, j) = whole r j
+                                            in #[unsafe] cs[a * l + col_pos ell ell2 j]) done
+               in unflatten (flatten rs :> [k*l]u32)
+             case #inv ->
+               let rs = row_stages #inv tws l ell2 i nr (\r j -> let (a, j) = whole r j in input a j)
+                                   (\_ x -> x)
+                        |> flatten
+               let cs = col_stages #inv tws l ell ell2 k (const i)
+                                   (\a j -> #[unsafe] rs[a * l + i64.i32 j]) done
+                        |> flatten
+               in tabulate_2d k l (\a j -> #[unsafe] cs[a * l + col_pos ell ell2 (i32.i64 j)])
+
+-- | `ntt_forward` and `ntt_inverse` with blocks of at most 2^blog points
+-- (3 <= blog <= 13, l <= 2^(blog+10)): the four-step path at small
+-- lengths, for the tests.
+#[noinline]
+def ntt_forward_with [k][l] (blog: i64) (i: i64) (xs: [k][l]u32) : [k][l]u32 =
+  transform_with blog #fwd i xs
+
+-- | See `ntt_forward_with`.
+#[noinline]
+def ntt_inverse_with [k][l] (blog: i64) (i: i64) (xs: [k][l]u32) : [k][l]u32 =
+  transform_with blog #inv i xs
+
+-- | The forward transform modulo `ntt_prime i` of every row of `xs` (of
+-- l = 2^ell points, 8 <= l <= 2^23), in bit-reversed order: entry q is
+-- sum_j x_j w^(j * rev(q)) mod p in [0, p), where w is the principal l-th
+-- root of unity of the tables (`ntt_tables`) and rev reverses the ell bits
+-- of q.  Inputs are any u32 (taken modulo p).  Up to 2^ntt_block_log
+-- points in one block kernel, longer four-step.
+def ntt_forward [k][l] (i: i64) (xs: [k][l]u32) : [k][l]u32 =
+  ntt_forward_with ntt_block_log i xs
+
+-- | The inverse of `ntt_forward`: bit-reversed order in, natural order
+-- out, divided by l.
+def ntt_inverse [k][l] (i: i64) (xs: [k][l]u32) : [k][l]u32 =
+  ntt_inverse_with ntt_block_log i xs
+
+-- | Pointwise product modulo `ntt_prime i`, in [0, p): the forward
+-- transform of a cyclic convolution is the pointwise product of the
+-- forward transforms.
+def ntt_pointwise [k][l] (i: i64) (xs: [k][l]u32) (ys: [k][l]u32) : [k][l]u32 =
+  let p = ntt_prime i
+  in map2 (map2 (\x y -> u32.u64 ((u64.u32 x * u64.u32 y) % u64.u32 p))) xs ys
+
+-- THE PRODUCT.
+
+-- The cyclic convolutions of length 2^ell2, modulo each prime, of `nr`
+-- pairs of rows (row r of operand o modulo prime i is `load i r o j`, in
+-- [0, 2p); operand 0 with itself if `square`), rows of one prime per
+-- block: the forward transforms of both operands at once, the pointwise
+-- product times 2^-ell (ell the log2 of the whole transform), the inverse
+-- transform.  Returns the residues (in [0, 4p)) flat, row r modulo prime i
+-- at (i*rp + r) * 2^ell2, and rp (the rows per prime, padded to blocks).
+local def conv_rows [k] (square: bool) (tws: [k]u64) (lt: i64) (ell: i64) (ell2: i64) (nr: i64)
+                        (load: i64 -> i64 -> idx -> idx -> u32) : ([]u32, i64) =
+  let len = 1 << ell2
+  let e32 = i32.i64 ell2
+  let ipb = transforms_per_block ell2
+  let tt = ipb * (len / 8)
+  let t32 = i32.i64 tt
+  -- At least one block per prime, so that no division is by zero.
+  let nbp = i64.max 1 (num_blocks nr ipb)
+  let scales = tabulate 3 (\i -> pointwise_scale (ntt_prime i) ell)
+  let ws =
+    #[incremental_flattening(only_intra)]
+    map (\blk ->
+           let i = blk / nbp
+           let r0 = (blk % nbp) * ipb
+           let pc = table_ctx tws lt i
+           let operand (o: idx) (q: idx) =
+             let r = r0 + i64.i32 (q >> e32)
+             in if r < nr then load i r o (q & (i32.i64 len - 1)) else 0
+           let sc = #[unsafe] scales[i]
+           let pw x y = shoup pc.p (mont pc.p x y) sc
+           -- The operands' transforms: one for a square, else both at once.
+           let (fab: []u32, ba) = if square then block_transform #fwd pc tt 0 e32 (operand 0)
+                                  else block_transform2 #fwd pc tt 0 e32 operand
+           let prod q = let sl = i64.i32 (slot t32 ba q)
+                        in pw (#[unsafe] fab[sl]) (#[unsafe] fab[(if square then 0 else 8 * tt) + sl])
+           let (buf, bb) = block_transform #inv pc tt 0 e32 prod
+           in tabulate (8*tt) (\q -> #[unsafe] buf[i64.i32 (slot t32 bb (i32.i64 q))]))
+        (iota (3 * nbp))
+  in (flatten ws, nbp * ipb)
+
+-- The low `mo` limbs of `n` products whose residues (coefficient j of
+-- product s modulo prime i) are `res i s j`, by block kernels: the CRT,
+-- the limb parts and the carry scan; `fin l w` masks the quad at limb l.
+local def crt_blocks (n: i64) (mo: i64) (fin: i64 -> quad -> quad) (res: i64 -> i64 -> idx -> u32) : [n][mo]u64 =
+  let ipb = instances_per_block 256 mo
+  let seg = mo / 4
+  let g = ipb * seg
+  let ws =
+    #[incremental_flattening(only_intra)]
+    map (\blk ->
+           let coef (s: idx) (j: idx) =
+             let r = blk * ipb + i64.i32 s
+             in if r < n then crt (res 0 r j) (res 1 r j) (res 2 r j) else (0, 0)
+           in store_quads (carry_quads g seg coef (\i w _ -> fin (4 * rem32 i seg) w)) :> [ipb*mo]u64)
+        (iota (num_blocks n ipb))
+  in flatten ws |> take (n*mo) |> unflatten
+
+-- The last step of the four-step product: the inverse column stages of
+-- the residues (element j of product s modulo prime i is `res i s j`) for
+-- the three primes in each block, the CRT and the limb parts of the
+-- product's 2^(ell-1) limbs (limb l from the adjacent columns 2l and
+-- 2l+1), as low limbs and high parts at `blocked_pos (lc-1) ell1 (ell2-1)`.
+local def cols_inv_crt [k] (n: i64) (tws: [k]u64) (lt: i64) (ell: i64) (ell2: i64)
+                           (res: i64 -> i64 -> idx -> u32) : ([n][1 << (ell - 1)]u64, [n][1 << (ell - 1)]u64) =
+  let ell1 = ell - ell2
+  let lc = col_log ell1 ell2
+  let ng = 1 << (ell2 - lc)
+  let tt = (1 << (lc + ell1)) / 8
+  let t32 = i32.i64 tt
+  let (lc32, e1, e2) = (i32.i64 lc, i32.i64 ell1, i32.i64 ell2)
+  let bb = (dit_pass lc32 (lc32 + e1) (pass_count lc32 (lc32 + e1) - 1)).0
+  let (xs, hs) =
+    #[incremental_flattening(only_intra)]
+    map (\blk ->
+           let s = blk / ng
+           let g = i32.i64 (blk % ng)
+           let glob (q: idx) = (g << lc32) | (q & ((1 << lc32) - 1)) | ((q >> lc32) << e2)
+           let residues (i: i64) =
+             let pc = table_ctx_at tws lt i glob (e2 - lc32)
+             in (block_transform #inv pc tt lc32 (lc32 + e1) (\q -> res i s (glob q))).0
+           let rs = loop rs = replicate (3 * 8 * tt) 0u32 for i < 3 do
+                      rs with [i * 8 * tt : (i + 1) * 8 * tt] = residues i
+           let coef (q: idx) =
+             let sl = i64.i32 (slot t32 bb q)
+             in #[unsafe] crt rs[sl] rs[8 * tt + sl] rs[16 * tt + sl]
+           -- Local limb v: columns 2u, 2u+1 of row n1, v = u + 2^(lc-1) * n1.
+           let parts (v: idx) =
+             let q = ((v & ((1 << (lc32 - 1)) - 1)) << 1) | ((v >> (lc32 - 1)) << lc32)
+             in limb_parts (\d -> coef (q + d)) 0
+           in unzip (tabulate (4 * tt) (\v -> parts (i32.i64 v))))
+        (iota (n * ng))
+    |> unzip
+  let shape ys = unflatten (flatten ys :> [n * (1 << (ell - 1))]u64)
+  in (shape xs, shape hs)
+
+-- The product in four steps (transforms of 2^ell > 2^ell2 points): column
+-- stages of the operands (forward, all primes), row convolutions, inverse
+-- column stages with the CRT, and the carries along each product.
+local def mul_four_step [n][m] (square: bool) (mo: i64) (bits: i64) (ell: i64) (ell2: i64)
+                               (a: [n][m]u64) (b: [n][m]u64) : [n][mo]u64 =
+  let len = 1 << ell
+  let ell1 = ell - ell2
+  let tws = ntt_tables len
+  let af = opaque (flatten a)
+  let bf = opaque (flatten b)
+  let nops = if square then 1 else 2
+  -- Array (s, o, i): operand o of product s modulo prime i.
+  let operand (arr: i64) (j: idx) =
+    let i = arr % 3
+    let o = (arr / 3) % nops
+    let s = arr / (3 * nops)
+    let d = if j < i32.i64 (2 * m) then digit (if o == 0 then af else bf) m s j else 0
+    in shoup (ntt_prime i) d shoup_one
+  let cs = col_stages #fwd tws len ell ell2 (n * nops * 3) (\arr -> arr % 3) operand (\_ x -> x)
+           |> flatten
+  -- Row r = s * 2^ell1 + n1 of the row convolutions.
+  let (rs, rp) =
+    conv_rows square tws len ell ell2 (n << ell1)
+              (\i r o j -> let arr = ((r >> ell1) * nops + i64.i32 o) * 3 + i
+                           let jj = j | i32.i64 ((r & ((1 << ell1) - 1)) << ell2)
+                           in #[unsafe] cs[arr * len + col_pos ell ell2 jj])
+  let l2 = i32.i64 (1 << ell2)
+  let (xs, hs) =
+    cols_inv_crt n tws len ell ell2
+                 (\i s j -> #[unsafe] rs[(i * rp + (s << ell1) + i64.i32 (j >> i32.i64 ell2)) * (1 << ell2)
+                                       + i64.i32 (j & (l2 - 1))])
+  let pos (l: i64) = blocked_pos (col_log ell1 ell2 - 1) ell1 (ell2 - 1) (i32.i64 l)
+  in map2 (\x h -> let lo = tabulate mo (\l -> #[unsafe] x[pos l])
+                   let hi = tabulate mo (\l -> if l == 0 then 0 else #[unsafe] h[pos (l - 1)])
+                   in mask_row bits (add_row carry_none lo hi).0)
+          xs hs
+  |> row_major
+
+-- The low `mo` limbs of the products (`mo` = m or 2m), reduced modulo
+-- 2^bits, with blocks of at most 2^blog transform points.  Not inlined:
+-- one copy of the kernels serves every caller (and `square` is a runtime
+-- choice in them), which keeps the compile time of programs with several
+-- products down.
+#[noinline]
+local def mul_ntt [n][m] (blog: i64) (square: bool) (mo: i64) (bits: i64)
+                         (a: [n][m]u64) (b: [n][m]u64) : [n][mo]u64 =
+  let ell = conv_log m
+  let ell2 = row_log blog ell
+  in if ell2 < ell then mul_four_step square mo bits ell ell2 a b
+     else let len = 1 << ell
+          let tws = ntt_tables len
+          let (af, bf) = (opaque (flatten a), opaque (flatten b))
+          let (rs, rp) =
+            conv_rows square tws len ell ell n
+                      (\i s o j -> let d = if j < i32.i64 (2 * m) then digit (if o == 0 then af else bf) m s j else 0
+                                   in shoup (ntt_prime i) d shoup_one)
+          let fin l (w0, w1, w2, w3) =
+            (mask_limb bits l w0, mask_limb bits (l+1) w1, mask_limb bits (l+2) w2, mask_limb bits (l+3) w3)
+          in crt_blocks n mo fin (\i s j -> #[unsafe] rs[(i * rp + s) * len + i64.i32 j])
+
+-- | The exact products `a*b` (`2m` limbs) by NTT: one block kernel per
+-- step up to 2^16 bits (transforms of 2^ntt_block_log points), four-step
+-- above; any width m (a multiple of 4) up to 2^21 limbs.
+def mul_full_ntt [n][m] (a: [n][m]u64) (b: [n][m]u64) : [n][m*2]u64 =
+  mul_ntt ntt_block_log false (m*2) (128*m) a b
+
+-- | `a*b mod 2^bits` (bits <= 64m) by NTT.
+def mul_lo_ntt [n][m] (bits: i64) (a: [n][m]u64) (b: [n][m]u64) : [n][m]u64 =
+  mul_ntt ntt_block_log false m bits a b
+
+-- | The exact squares `a*a` by NTT: one forward transform per prime.
+def sqr_full_ntt [n][m] (a: [n][m]u64) : [n][m*2]u64 =
+  mul_ntt ntt_block_log true (m*2) (128*m) a a
+
+-- | `a*a mod 2^bits` by NTT.
+def sqr_lo_ntt [n][m] (bits: i64) (a: [n][m]u64) : [n][m]u64 =
+  mul_ntt ntt_block_log true m bits a a
+
+-- | `mul_full_ntt` (`square` false) or `sqr_full_ntt` (true) with blocks
+-- of at most 2^blog transform points (3 <= blog <= 13), so that tests
+-- reach the four-step path at small widths.
+def mul_full_ntt_with [n][m] (blog: i64) (square: bool) (a: [n][m]u64) (b: [n][m]u64) : [n][m*2]u64 =
+  mul_ntt blog square (m*2) (128*m) a b
+
+-- | `mul_lo_ntt`/`sqr_lo_ntt` with blocks of at most 2^blog points.
+def mul_lo_ntt_with [n][m] (blog: i64) (square: bool) (bits: i64) (a: [n][m]u64) (b: [n][m]u64) : [n][m]u64 =
+  mul_ntt blog square m bits a b
