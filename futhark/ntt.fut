@@ -54,6 +54,7 @@
 -- per product; see `mul_four_step`).
 
 import "limbs"
+import "blocks"
 import "add"
 
 -- Block-local index arithmetic is 32-bit (64-bit shifts and masks cost two
