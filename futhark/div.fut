@@ -129,10 +129,10 @@ local def precision (m: i64) (t: i64) : i64 =
 -- y*B^l + y*D / B^(2h), l = p-h, D = B^(p+h) - A_p*y.  D is small, so it
 -- comes from the low product A_p*y mod B^w; only its limbs from h-1 up
 -- enter the correction, which is truncated (towards -infinity for D < 0).
-local def newton [n][m][k] (v: [n][m]u64) (p: i64) (h: i64) (y: [n][k]u64) : [n][]u64 =
+local def newton [n][m][k] (cpu: bool) (v: [n][m]u64) (p: i64) (h: i64) (y: [n][k]u64) : [n][]u64 =
   let l = p - h
   let w = width (p + 2)
-  let P = mul_lo (64 * w) (window w (m - p) p v) (window w 0 (h + 1) y)
+  let P = mul_lo cpu (64 * w) (window w (m - p) p v) (window w 0 (h + 1) y)
   -- D = B^(p+h) - P mod B^w, as |D| < B^(p+1) <= B^(w-1).
   let D = (sub (64 * w) (replicate n (tabulate w (\j -> u64.bool (j == p + h)))) P).0
   let dpos = map (\x -> !(negative x)) D
@@ -143,7 +143,7 @@ local def newton [n][m][k] (v: [n][m]u64) (p: i64) (h: i64) (y: [n][k]u64) : [n]
             map3 (\pos x z -> map2 (\u v -> if pos then u else v) x z) dpos D (neg (64 * w) D)
   let w2 = width (h + 2)
   -- floor(|D| / B^(h-1)) < B^(l+2), and y < B^(h+1).
-  let c = mul_full (window w2 (h - 1) (l + 2) mag) (window w2 0 (h + 1) y)
+  let c = mul_full cpu (window w2 (h - 1) (l + 2) mag) (window w2 0 (h + 1) y)
   -- The correction's magnitude, floor(y*|D| / B^(2h)) < B^(l+1).
   let corr = window w (h + 1) (l + 1) c
   let signed = #[incremental_flattening(only_inner)]
@@ -152,12 +152,12 @@ local def newton [n][m][k] (v: [n][m]u64) (p: i64) (h: i64) (y: [n][k]u64) : [n]
 
 -- | Approximate reciprocals of normalised divisors (B^m/2 <= v < B^m):
 -- Y ~ B^(2m) / v within a few units, as m+1 limbs in `width (m+2)`.
-local def reciprocal [n][m] (v: [n][m]u64) : [n][]u64 =
+local def reciprocal [n][m] (cpu: bool) (v: [n][m]u64) : [n][]u64 =
   -- Base case, one limb: floor((B^2-1) / v1) = B + `reciprocal_word` v1.
   let y1 = map (\r -> [reciprocal_word r[m - 1], 1, 0, 0]) v
   in (loop (y: [n][]u64, h) = (y1, 1) for t < depth m do
         let p = precision m (t + 1)
-        in (newton v p h y, p)).0
+        in (newton cpu v p h y, p)).0
 
 -- Long division of one instance (Knuth's Algorithm D), b /= 0: the divisor
 -- has k limbs and is normalised by a shift s to v (top bit set), the
@@ -642,7 +642,7 @@ def divmod_thread [n][m] (cpu: bool) (a: [n][m]u64) (b: [n][m]u64) : ([n][m]u64,
 -- limbs keeps all its bits) and P >= m - k + 1 (so that the dividend's part
 -- above the divisor's bit length, a1 below, is below B^P/2).  A batch of m
 -- limbs by divisors of about m/2 limbs thus works at about half the width.
-def divmod_passes [n][m] (a: [n][m]u64) (b: [n][m]u64) : ([n][m]u64, [n][m]u64, [n]u8, i64) =
+def divmod_passes [n][m] (cpu: bool) (a: [n][m]u64) (b: [n][m]u64) : ([n][m]u64, [n][m]u64, [n]u8, i64) =
   -- Bit lengths by segmented reductions (as in `cmp`), 0 for b == 0.
   let bitlen (r: [m]u64) =
     reduce i64.max 0 (map2 (\j x -> if x == 0 then 0 else 64 * (j + 1) - i64.i32 (u64.clz x)) (iota m) r)
@@ -656,7 +656,7 @@ def divmod_passes [n][m] (a: [n][m]u64) (b: [n][m]u64) : ([n][m]u64, [n][m]u64, 
   let v = shl_each (64 * P) (map (\e -> 64 * P - e) lens) (window P 0 m b)
   -- Y ~ B^(2P)/v, clamped into [B^P, 2B^P) (the exact value lies in
   -- (B^P, 2B^P]), as z = Y - B^P in P limbs.
-  let y = reciprocal v
+  let y = reciprocal cpu v
   let wp = width P
   let z = map (\r -> let top = r[P]
                      in tabulate wp (\j -> if top == 0 || j >= P then 0
@@ -666,12 +666,12 @@ def divmod_passes [n][m] (a: [n][m]u64) (b: [n][m]u64) : ([n][m]u64, [n][m]u64, 
   -- = a >> bits(b) < B^P/2.
   let a1 = window wp 0 P (shr_each lens a)
   let W = width (P + 2)
-  let q = (add (64 * W) (window W 0 P a1) (window W P P (mul_full a1 z))).0
+  let q = (add (64 * W) (window W 0 P a1) (window W P P (mul_full cpu a1 z))).0
   -- r = a - q*b, within [-b, 4b) (docs/division.md), signed in Wr limbs,
   -- then +-1 steps until 0 <= r < b.
   let Wr = width (reduce i64.max 1 limbs + 1)
   let bw = window Wr 0 m b
-  let r = (sub (64 * Wr) (window Wr 0 m a) (mul_lo (64 * Wr) (window Wr 0 W q) bw)).0
+  let r = (sub (64 * Wr) (window Wr 0 m a) (mul_lo cpu (64 * Wr) (window Wr 0 W q) bw)).0
   let nb = neg (64 * Wr) bw
   let dirs r = map2 (\x c -> if negative x then -1 else if c >= 0 then 1 else 0i8) r (cmp r bw)
   let (q, r, _, passes) =
@@ -688,8 +688,8 @@ def divmod_passes [n][m] (a: [n][m]u64) (b: [n][m]u64) : ([n][m]u64, [n][m]u64, 
 
 -- | Batched division through the reciprocal: (quotients, remainders,
 -- flags b == 0).
-def divmod_newton [n][m] (a: [n][m]u64) (b: [n][m]u64) : ([n][m]u64, [n][m]u64, [n]u8) =
-  let (q, r, zero, _) = divmod_passes a b in (row_major q, row_major r, zero)
+def divmod_newton [n][m] (cpu: bool) (a: [n][m]u64) (b: [n][m]u64) : ([n][m]u64, [n][m]u64, [n]u8) =
+  let (q, r, zero, _) = divmod_passes cpu a b in (row_major q, row_major r, zero)
 
 -- | Batched division: (quotients, remainders, flags b == 0).  By `method`
 -- 0 (the library's choice), with one instance per thread for widths up to
@@ -713,7 +713,7 @@ def divmod [n][m] (cpu: bool) (method: i64) (a: [n][m]u64) (b: [n][m]u64) : ([n]
   -- The lengths are reduced only where they decide something.
   let per_thread = method == 1 || (method == 0 && m <= thread_div_limbs cpu
                                    && !(m > mixed_div_limbs cpu && spread_wide ()))
-  in if per_thread then divmod_thread cpu a b else divmod_newton a b
+  in if per_thread then divmod_thread cpu a b else divmod_newton cpu a b
 
 -- | Batched division by one limb: (quotients, remainders, flags d == 0).
 -- For d == 0 the quotient and remainder are 0.

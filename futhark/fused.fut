@@ -88,7 +88,7 @@ local def poly_quads [k] (bits: i64) (m: i64) (g: i64) (xs: [k]u64) (ys: [k]u64)
 -- `add` kernels, each block-level up to `max_block_limbs`.  (A map of
 -- per-row code here was slower and, on CUDA with 2^15 or more instances,
 -- where Futhark picks a one-thread-per-row version, wrong.)
-def poly [n][m] (bits: i64) (a: [n][m]u64) (b: [n][m]u64) : [n][m]u64 =
+def poly [n][m] (cpu: bool) (bits: i64) (a: [n][m]u64) (b: [n][m]u64) : [n][m]u64 =
   if m <= poly_block_limbs then
     let ipb = instances_per_block mul_block_threads m
     let g = ipb * (m / 4)
@@ -100,5 +100,5 @@ def poly [n][m] (bits: i64) (a: [n][m]u64) (b: [n][m]u64) : [n][m]u64 =
                              :> [ipb*m]u64)
        |> unblock n m
   else let add x y = (add bits x y).0
-       let mul x y = mul_lo bits x y
+       let mul x y = mul_lo cpu bits x y
        in add (mul (add (mul a a) b) (add (mul b b) b)) (mul a b)

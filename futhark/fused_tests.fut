@@ -15,7 +15,7 @@ entry test_add6_small [n][m] (bits: i64) (a: [n][m]u64) (b: [n][m]u64) = add6 bi
 -- entry: test_poly_small
 -- input { 256i64 [[2u64, 0u64, 0u64, 0u64]] [[3u64, 0u64, 0u64, 0u64]] }
 -- output { [[90u64, 0u64, 0u64, 0u64]] }
-entry test_poly_small [n][m] (bits: i64) (a: [n][m]u64) (b: [n][m]u64) = poly bits a b
+entry test_poly_small [n][m] (bits: i64) (a: [n][m]u64) (b: [n][m]u64) = poly false bits a b
 
 local def radd [m] (x: [m]u64) (y: [m]u64) : [m]u64 = (ref_add 0 x y).0
 local def rmul [m] (x: [m]u64) (y: [m]u64) : [m]u64 = take m (ref_mul x y)
@@ -51,4 +51,4 @@ entry test_poly (seed: u64) (n: i64) (m: i64) (bits: i64) : bool =
   let b = gen (seed + 100) n m bits
   let ref = map2 (\x y -> mask_row bits (radd (rmul (radd (rmul x x) y) (radd (rmul y y) y))
                                               (rmul x y))) a b
-  in all_eq (poly bits a b) ref
+  in all_eq (poly false bits a b) ref

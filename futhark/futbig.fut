@@ -15,6 +15,7 @@ module Fused = import "fused"
 module Layout = import "layout"
 module Flags = import "flags"
 module Div = import "div"
+module Thresholds = import "thresholds"
 
 -- | `(a + b mod 2^bits, carry)`.
 entry add [n][m] (bits: i64) (a: [n][m]u64) (b: [n][m]u64) : ([n][m]u64, [n]u8) =
@@ -57,18 +58,30 @@ entry shl_each [n][m] (bits: i64) (ks: [n]i64) (a: [n][m]u64) : [n][m]u64 =
 -- | `a >> ks[i]` per instance.
 entry shr_each [n][m] (ks: [n]i64) (a: [n][m]u64) : [n][m]u64 = Shift.shr_each ks a
 
--- | `a*b mod 2^bits`.
-entry mul_lo [n][m] (bits: i64) (a: [n][m]u64) (b: [n][m]u64) : [n][m]u64 =
-  Mul.mul_lo bits a b
+-- | `a*b mod 2^bits`.  `cpu` is true on the `c` and `multicore`
+-- backends (the switch points differ, thresholds.fut); `method`: 0 the
+-- library's choice, 1 classical, 2 the NTT (for tests and benchmarks).
+entry mul_lo [n][m] (cpu: bool) (method: i64) (bits: i64) (a: [n][m]u64) (b: [n][m]u64) : [n][m]u64 =
+  Mul.mul_lo_by cpu method bits a b
 
--- | The exact products, `2m` limbs.
-entry mul_full [n][m] (a: [n][m]u64) (b: [n][m]u64) : [n][m*2]u64 = Mul.mul_full a b
+-- | The exact products, `2m` limbs; `cpu` and `method` as for `mul_lo`.
+entry mul_full [n][m] (cpu: bool) (method: i64) (a: [n][m]u64) (b: [n][m]u64) : [n][m*2]u64 =
+  Mul.mul_full_by cpu method a b
 
--- | `a*a mod 2^bits`.
-entry sqr_lo [n][m] (bits: i64) (a: [n][m]u64) : [n][m]u64 = Mul.sqr_lo bits a
+-- | `a*a mod 2^bits`; `cpu` and `method` as for `mul_lo`.
+entry sqr_lo [n][m] (cpu: bool) (method: i64) (bits: i64) (a: [n][m]u64) : [n][m]u64 =
+  Mul.sqr_lo_by cpu method bits a
 
--- | The exact squares, `2m` limbs.
-entry sqr_full [n][m] (a: [n][m]u64) : [n][m*2]u64 = Mul.sqr_full a
+-- | The exact squares, `2m` limbs; `cpu` and `method` as for `mul_lo`.
+entry sqr_full [n][m] (cpu: bool) (method: i64) (a: [n][m]u64) : [n][m*2]u64 =
+  Mul.sqr_full_by cpu method a
+
+-- | The widths (limbs) from which `mul_lo`, `mul_full`, `sqr_lo` and
+-- `sqr_full` multiply by the NTT with the switch points of `cpu`: tests
+-- and the fuzzer check both sides of each.
+entry ntt_switches (cpu: bool) : [4]i64 =
+  [Thresholds.ntt_lo_limbs cpu, Thresholds.ntt_full_limbs cpu,
+   Thresholds.ntt_sqr_lo_limbs cpu, Thresholds.ntt_sqr_full_limbs cpu]
 
 -- | `(a*d mod 2^bits, floor(a*d / 2^bits))`.
 entry mul_limb [n][m] (bits: i64) (a: [n][m]u64) (d: [n]u64) : ([n][m]u64, [n]u64) =
@@ -78,9 +91,10 @@ entry mul_limb [n][m] (bits: i64) (a: [n][m]u64) (d: [n]u64) : ([n][m]u64, [n]u6
 entry add6 [n][m] (bits: i64) (a: [n][m]u64) (b: [n][m]u64) : [n][m]u64 =
   Fused.add6 bits a b
 
--- | `(a*a + b) * (b*b + b) + a*b mod 2^bits` in one kernel.
-entry poly [n][m] (bits: i64) (a: [n][m]u64) (b: [n][m]u64) : [n][m]u64 =
-  Fused.poly bits a b
+-- | `(a*a + b) * (b*b + b) + a*b mod 2^bits`, in one kernel up to
+-- `poly_block_limbs`; `cpu` as for `mul_lo`.
+entry poly [n][m] (cpu: bool) (bits: i64) (a: [n][m]u64) (b: [n][m]u64) : [n][m]u64 =
+  Fused.poly cpu bits a b
 
 -- | Instances `idx` of `xs` (indexing, slicing, masks, broadcasting).
 entry gather [n][m][k] (xs: [n][m]u64) (idx: [k]i64) : [k][m]u64 = Layout.gather xs idx

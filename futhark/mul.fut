@@ -2,12 +2,14 @@
 -- *convmul* of thesis sec. 8.1-8.3 with Q = 4 (each thread computes two
 -- pairs of consecutive convolutions, one from each end, then one
 -- carry-propagating addition), one instance per thread for small widths,
--- and multiplication by one limb (sec. 8.4).
+-- multiplication by one limb (sec. 8.4), and the ladder that picks between
+-- them and the NTT (ntt.fut) by width and backend (thresholds.fut).
 
 import "limbs"
 import "blocks"
 import "thresholds"
 import "add"
+import "ntt"
 
 -- Products of a convolution accumulate in four 64-bit columns of weights
 -- 2^0, 2^32, 2^64 and 2^96: each 64x64-bit product is split into its four
@@ -255,14 +257,9 @@ local def mul_lo_blocks [n][m] (bits: i64) (a: [n][m]u64) (b: [n][m]u64) : [n][m
 local def mul_full_blocks [n][m] (a: [n][m]u64) (b: [n][m]u64) : [n][m*2]u64 =
   mul_thread_upto thread_mul_limbs 2 (m*2) (64 * (m*2)) a b (\() -> mul_full_convmul a b)
 
--- | `a*b mod 2^bits`.
---
--- Not inlined, so that the entries, `poly` and the division share one copy
--- of its kernels: with the per-thread kernels in it, the compiler otherwise
--- inlines it into every caller (`poly` has four calls), 1.4 MB more CUDA
--- source.
-#[noinline]
-def mul_lo [n][m] (bits: i64) (a: [n][m]u64) (b: [n][m]u64) : [n][m]u64 =
+-- `a*b mod 2^bits` by classical multiplication: block-level kernels up to
+-- `max_block_limbs`, per-row code above.
+local def mul_lo_classical [n][m] (bits: i64) (a: [n][m]u64) (b: [n][m]u64) : [n][m]u64 =
   if m <= max_block_limbs then mul_lo_blocks bits a b
   else map2 (\x y -> mask_row bits (mul_row m x y)) a b |> row_major
 
@@ -279,17 +276,70 @@ local def mul_full_halves [n][m] (a: [n][m]u64) (b: [n][m]u64) : [n][m*2]u64 =
   let with_mid mid acc = (add (64 * (m*2)) acc (window (m*2) (-h) (m*2) mid)).0
   in outer |> with_mid (mul_full_blocks al bh) |> with_mid (mul_full_blocks ah bl)
 
--- | The exact products, `2m` limbs.
-def mul_full [n][m] (a: [n][m]u64) (b: [n][m]u64) : [n][m*2]u64 =
+-- The exact products by classical multiplication.
+local def mul_full_classical [n][m] (a: [n][m]u64) (b: [n][m]u64) : [n][m*2]u64 =
   if m*2 <= max_block_limbs then mul_full_blocks a b
   else if m <= max_block_limbs then mul_full_halves a b
   else map2 (mul_row (m*2)) a b |> row_major
 
--- | `a*a mod 2^bits`.
-def sqr_lo [n][m] (bits: i64) (a: [n][m]u64) : [n][m]u64 = mul_lo bits a a
+-- | The multiplication algorithms that `mul_lo_by`, `mul_full_by`,
+-- `sqr_lo_by` and `sqr_full_by` take: the ladder's choice by width and
+-- backend (`mul_auto`), classical (one instance per thread, convmul, or
+-- per-row code, by width: `mul_classical`), or the NTT (`mul_by_ntt`).
+-- Tests and benchmarks force one; the library uses `mul_auto`.
+def mul_auto : i64 = 0
+-- | See `mul_auto`.
+def mul_classical : i64 = 1
+-- | See `mul_auto`.
+def mul_by_ntt : i64 = 2
 
--- | The exact squares, `2m` limbs.
-def sqr_full [n][m] (a: [n][m]u64) : [n][m*2]u64 = mul_full a a
+-- Whether `method` picks the NTT for width m when the ladder switches at
+-- `from` limbs; the NTT serves up to `ntt_max_limbs`.
+local def picks_ntt (method: i64) (from: i64) (m: i64) : bool =
+  m <= ntt_max_limbs && (method == mul_by_ntt || (method == mul_auto && m >= from))
+
+-- | `a*b mod 2^bits` by `method` (`mul_auto`: classical below
+-- `ntt_lo_limbs cpu`, the NTT from it); `cpu` is true on the `c` and
+-- `multicore` backends.
+--
+-- Not inlined, so that the entries, `poly` and the division share one copy
+-- of its kernels: with the per-thread kernels in it, the compiler otherwise
+-- inlines it into every caller (`poly` has four calls), 1.4 MB more CUDA
+-- source.
+#[noinline]
+def mul_lo_by [n][m] (cpu: bool) (method: i64) (bits: i64) (a: [n][m]u64) (b: [n][m]u64) : [n][m]u64 =
+  if picks_ntt method (ntt_lo_limbs cpu) m then mul_lo_ntt bits a b
+  else mul_lo_classical bits a b
+
+-- | The exact products (`2m` limbs) by `method`, switching at
+-- `ntt_full_limbs cpu`.
+#[noinline]
+def mul_full_by [n][m] (cpu: bool) (method: i64) (a: [n][m]u64) (b: [n][m]u64) : [n][m*2]u64 =
+  if picks_ntt method (ntt_full_limbs cpu) m then mul_full_ntt a b
+  else mul_full_classical a b
+
+-- | `a*a mod 2^bits` by `method`: the NTT transforms `a` once (a third
+-- fewer transforms than a product), so it takes over at
+-- `ntt_sqr_lo_limbs cpu`; classical squaring is the product.
+#[noinline]
+def sqr_lo_by [n][m] (cpu: bool) (method: i64) (bits: i64) (a: [n][m]u64) : [n][m]u64 =
+  if picks_ntt method (ntt_sqr_lo_limbs cpu) m then sqr_lo_ntt bits a
+  else mul_lo_classical bits a a
+
+-- | The exact squares (`2m` limbs) by `method`, switching at
+-- `ntt_sqr_full_limbs cpu`.
+#[noinline]
+def sqr_full_by [n][m] (cpu: bool) (method: i64) (a: [n][m]u64) : [n][m*2]u64 =
+  if picks_ntt method (ntt_sqr_full_limbs cpu) m then sqr_full_ntt a
+  else mul_full_classical a a
+
+-- | `a*b mod 2^bits` by the ladder's choice.
+def mul_lo [n][m] (cpu: bool) (bits: i64) (a: [n][m]u64) (b: [n][m]u64) : [n][m]u64 =
+  mul_lo_by cpu mul_auto bits a b
+
+-- | The exact products, `2m` limbs, by the ladder's choice.
+def mul_full [n][m] (cpu: bool) (a: [n][m]u64) (b: [n][m]u64) : [n][m*2]u64 =
+  mul_full_by cpu mul_auto a b
 
 -- | Product by one limb of thread `i`'s quad of a block-local `xs` (`seg`
 -- threads per instance): the low parts plus the high parts shifted up one

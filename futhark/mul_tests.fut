@@ -3,6 +3,7 @@
 import "limbs"
 import "mul"
 import "testing"
+import "thresholds"
 
 -- Hand-checkable: (2^64-1)^2 = 2^128 - 2^65 + 1, and 3*5.
 -- ==
@@ -11,7 +12,7 @@ import "testing"
 --         [[18446744073709551615u64, 0u64, 0u64, 0u64], [5u64, 0u64, 0u64, 0u64]] }
 -- output { [[1u64, 18446744073709551614u64, 0u64, 0u64, 0u64, 0u64, 0u64, 0u64],
 --           [15u64, 0u64, 0u64, 0u64, 0u64, 0u64, 0u64, 0u64]] }
-entry test_mul_full_small [n][m] (a: [n][m]u64) (b: [n][m]u64) = mul_full a b
+entry test_mul_full_small [n][m] (a: [n][m]u64) (b: [n][m]u64) = mul_full false a b
 
 -- ==
 -- entry: test_mul_limb_small
@@ -50,22 +51,27 @@ local def lo_ok [n][m] (bits: i64) (a: [n][m]u64) (b: [n][m]u64) (got: [n][m]u64
 local def full_ok [n][m] (a: [n][m]u64) (b: [n][m]u64) (got: [n][m*2]u64) : bool =
   all_eq got (map2 ref_mul a b)
 
+-- Whether `got` holds the low halves of the squares.
+local def sqr_lo_ok [n][m] (bits: i64) (a: [n][m]u64) (got: [n][m]u64) : bool =
+  all_eq got (map (\x -> mask_row bits (take m (ref_mul x x))) a)
+
+-- The classical products at every width (the NTT has ntt_tests.fut, the
+-- ladder `test_ladder`).
 entry test_mul_lo (seed: u64) (n: i64) (m: i64) (bits: i64) : bool =
   let (a, b) = operands seed n m bits
-  in lo_ok bits a b (mul_lo bits a b)
+  in lo_ok bits a b (mul_lo_by false mul_classical bits a b)
 
 entry test_sqr_lo (seed: u64) (n: i64) (m: i64) (bits: i64) : bool =
   let a = gen seed n m bits
-  let ref = map (\x -> mask_row bits (take m (ref_mul x x))) a
-  in all_eq (sqr_lo bits a) ref
+  in sqr_lo_ok bits a (sqr_lo_by false mul_classical bits a)
 
 entry test_mul_full (seed: u64) (n: i64) (m: i64) (bits: i64) : bool =
   let (a, b) = operands seed n m bits
-  in full_ok a b (mul_full a b)
+  in full_ok a b (mul_full_by false mul_classical a b)
 
 entry test_sqr_full (seed: u64) (n: i64) (m: i64) (bits: i64) : bool =
   let a = gen seed n m bits
-  in all_eq (sqr_full a) (map2 ref_mul a a)
+  in all_eq (sqr_full_by false mul_classical a) (map2 ref_mul a a)
 
 -- `mul_lo` and `mul_full` around the per-thread widths (up to
 -- `thread_mul_limbs`), with partial last blocks (128 instances a block)
@@ -110,3 +116,48 @@ entry test_mul_limb (seed: u64) (n: i64) (m: i64) (bits: i64) : bool =
                    in and (map2 (==) w (mask_row bits lo)) && h == ref_h)
                 a d ws hs
   in and ok
+
+-- The ladder's choice one step (4 limbs) below, at and above each switch
+-- to the NTT, for the GPU's (`cpu` false) and the CPUs' switch points:
+-- (seed, n, cpu, op, step), op 0..3 = mul_lo, mul_full, sqr_lo, sqr_full.
+-- ==
+-- entry: test_ladder
+-- input { 40u64 3i64 false 0i64 -1i64 } output { true }
+-- input { 41u64 3i64 false 0i64 0i64 }  output { true }
+-- input { 42u64 3i64 false 0i64 1i64 }  output { true }
+-- input { 43u64 3i64 false 1i64 -1i64 } output { true }
+-- input { 44u64 3i64 false 1i64 0i64 }  output { true }
+-- input { 45u64 3i64 false 1i64 1i64 }  output { true }
+-- input { 46u64 3i64 false 2i64 -1i64 } output { true }
+-- input { 47u64 3i64 false 2i64 0i64 }  output { true }
+-- input { 48u64 3i64 false 2i64 1i64 }  output { true }
+-- input { 49u64 3i64 false 3i64 -1i64 } output { true }
+-- input { 50u64 3i64 false 3i64 0i64 }  output { true }
+-- input { 51u64 3i64 false 3i64 1i64 }  output { true }
+-- input { 52u64 3i64 true 0i64 -1i64 }  output { true }
+-- input { 53u64 3i64 true 0i64 0i64 }   output { true }
+-- input { 54u64 3i64 true 0i64 1i64 }   output { true }
+-- input { 55u64 3i64 true 1i64 -1i64 }  output { true }
+-- input { 56u64 3i64 true 1i64 0i64 }   output { true }
+-- input { 57u64 3i64 true 1i64 1i64 }   output { true }
+-- input { 58u64 3i64 true 2i64 -1i64 }  output { true }
+-- input { 59u64 3i64 true 2i64 0i64 }   output { true }
+-- input { 60u64 3i64 true 2i64 1i64 }   output { true }
+-- input { 61u64 3i64 true 3i64 -1i64 }  output { true }
+-- input { 62u64 3i64 true 3i64 0i64 }   output { true }
+-- input { 63u64 3i64 true 3i64 1i64 }   output { true }
+
+entry test_ladder (seed: u64) (n: i64) (cpu: bool) (op: i64) (step: i64) : bool =
+  let from = match op
+             case 0 -> ntt_lo_limbs cpu
+             case 1 -> ntt_full_limbs cpu
+             case 2 -> ntt_sqr_lo_limbs cpu
+             case _ -> ntt_sqr_full_limbs cpu
+  let m = from + 4 * step
+  let bits = 64 * m - 3
+  let (a, b) = operands seed n m bits
+  in match op
+     case 0 -> lo_ok bits a b (mul_lo cpu bits a b)
+     case 1 -> full_ok a b (mul_full cpu a b)
+     case 2 -> sqr_lo_ok bits a (sqr_lo_by cpu mul_auto bits a)
+     case _ -> all_eq (sqr_full_by cpu mul_auto a) (map2 ref_mul a a)

@@ -75,6 +75,10 @@ local def ntt_root (i: i64) (inverse: bool) : u32 =
 -- | Log2 of the longest transform the primes allow.
 def ntt_max_log : i64 = 23
 
+-- | Widest operands (limbs) the NTT multiplies: their product has 4m
+-- digits, which a transform of 2^ntt_max_log points holds.
+def ntt_max_limbs : i64 = 1 << (ntt_max_log - 2)
+
 -- Modular arithmetic for tables and constants (not in the inner loops).
 local def mulmod (p: u32) (a: u32) (b: u32) : u32 =
   u32.u64 ((u64.u32 a * u64.u32 b) % u64.u32 p)

@@ -125,8 +125,8 @@ local def operands (kind: i64) (seed: u64) (n: i64) (m: i64) (bits: i64) : ([n][
 -- Whether the NTT products (full, low, squares) with blocks of at most
 -- 2^blog points equal the classical ones.
 local def check_products [n][m] (blog: i64) (bits: i64) (a: [n][m]u64) (b: [n][m]u64) : bool =
-  let ab = mul_full a b
-  let aa = mul_full a a
+  let ab = mul_full_by false mul_classical a b
+  let aa = mul_full_by false mul_classical a a
   let lo (full: [n][m*2]u64) = map (\r -> mask_row bits (take m r)) full
   in all_eq (mul_full_ntt_with blog false a b) ab
      && all_eq (mul_full_ntt_with blog true a a) aa
@@ -203,7 +203,7 @@ entry test_widest (m: i64) : bool =
   let ab = mul_full_ntt a b
   let aa = sqr_full_ntt a
   let lo (r: [m*2]u64) = mask_row bits (take m r)
-  in and (map2 (==) ab[0] (mul_full [a[0]] [b[0]])[0])
+  in and (map2 (==) ab[0] (mul_full_by false mul_classical [a[0]] [b[0]])[0])
      && and (map2 (==) ab[1] ones_sq)
      && and (map2 (==) aa[1] ones_sq)
      && and (map2 (==) aa[0] (mul_full_ntt [a[0]] [a[0]])[0])

@@ -33,6 +33,21 @@ def mul_block_threads : i64 = 128
 -- (from 24 limbs the rows no longer fit in registers).
 def thread_mul_limbs : i64 = 20
 
+-- | Widths (limbs) from which `mul_lo` multiplies by the NTT rather than
+-- classically (docs/multiplication.md, the ladder's table).
+def ntt_lo_limbs (cpu: bool) : i64 = if cpu then 64 else 256
+
+-- | Widths (limbs) from which `mul_full` multiplies by the NTT: classical
+-- full products cost twice the low half, the NTT's the same.
+def ntt_full_limbs (cpu: bool) : i64 = if cpu then 32 else 128
+
+-- | Widths (limbs) from which `sqr_lo` squares by the NTT (one forward
+-- transform per prime instead of two).
+def ntt_sqr_lo_limbs (cpu: bool) : i64 = if cpu then 64 else 256
+
+-- | Widths (limbs) from which `sqr_full` squares by the NTT.
+def ntt_sqr_full_limbs (cpu: bool) : i64 = if cpu then 32 else 128
+
 -- | Instances (threads) per block of the per-thread multiplication
 -- kernels.  Chosen when the kernels were written; not re-measured since.
 def thread_mul_instances : i64 = 128

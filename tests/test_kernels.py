@@ -10,6 +10,8 @@ import random
 import numpy as np
 import pytest
 
+from futbig._kernels import MUL_AUTO, MUL_CLASSICAL, MUL_NTT, ON_CPU, ntt_switches
+
 from bigints import GMP, ODD_BITS, WIDTHS_LIMBS, WIDTHS_LIMBS_SMALL, mask, operand_pairs, random_values
 from limbs import from_limbs, storage_limbs, to_limbs
 
@@ -73,19 +75,51 @@ def test_shifts(ctx, rng, bits):
     assert_ints_equal(host(ctx.call("shr_each", K, A)), [x >> k for x, k in zip(a, ks)], "shr_each", a)
 
 
+def check_products(ctx, a, b, A, B, bits, method=MUL_AUTO, cpu=None) -> None:
+    """mul_lo, mul_full, sqr_lo and sqr_full by ``method`` with the switch points of
+    ``cpu`` (default: the backend's own) against GMP."""
+    cpu = ON_CPU[ctx.name] if cpu is None else cpu
+    host = lambda x: from_limbs(ctx.to_host(x))
+    lo = ctx.call("mul_lo", cpu, method, bits, A, B)
+    assert_ints_equal(host(lo), [GMP.mul_lo(x, y, bits) for x, y in zip(a, b)], f"mul_lo {method}", a, b)
+    full = ctx.call("mul_full", cpu, method, A, B)
+    assert ctx.shape(full) == (len(a), 2 * A.shape[1])
+    assert_ints_equal(host(full), [GMP.mul_full(x, y) for x, y in zip(a, b)], f"mul_full {method}", a, b)
+    sqr = ctx.call("sqr_lo", cpu, method, bits, A)
+    assert_ints_equal(host(sqr), [GMP.mul_lo(x, x, bits) for x in a], f"sqr_lo {method}", a)
+    assert_ints_equal(host(ctx.call("sqr_full", cpu, method, A)), [x * x for x in a], f"sqr_full {method}", a)
+
+
 @pytest.mark.parametrize("bits", SMALL_BITS + [64 * 1024, 64 * 4096])
 def test_mul(ctx, rng, bits):
     n = 100 if bits <= 64 * 256 else 4
     a, b, A, B = pairs_for(rng, bits, n)
     if bits > 64 * 1024:  # keep the quadratic oracle and kernel work small on a CPU
         a, b, A, B = a[:12], b[:12], A[:12], B[:12]
-    host = lambda x: from_limbs(ctx.to_host(x))
-    assert_ints_equal(host(ctx.call("mul_lo", bits, A, B)), [GMP.mul_lo(x, y, bits) for x, y in zip(a, b)], "mul_lo", a, b)
-    full = ctx.call("mul_full", A, B)
-    assert ctx.shape(full) == (len(a), 2 * A.shape[1])
-    assert_ints_equal(host(full), [GMP.mul_full(x, y) for x, y in zip(a, b)], "mul_full", a, b)
-    assert_ints_equal(host(ctx.call("sqr_lo", bits, A)), [GMP.mul_lo(x, x, bits) for x in a], "sqr_lo", a)
-    assert_ints_equal(host(ctx.call("sqr_full", A)), [x * x for x in a], "sqr_full", a)
+    check_products(ctx, a, b, A, B, bits, MUL_CLASSICAL)
+    check_products(ctx, a, b, A, B, bits, MUL_NTT)
+
+
+@pytest.mark.parametrize("cpu", [False, True])
+def test_mul_ladder_switches(ctx, rng, cpu):
+    """One limb step below, at and above each switch to the NTT, with the GPU's and
+    the CPUs' switch points (futhark/thresholds.fut), whatever the backend."""
+    for limbs in sorted({s + d for s in ntt_switches(ctx, cpu) for d in (-4, 0, 4)}):
+        bits = 64 * limbs - 5
+        a, b, A, B = pairs_for(rng, bits, 5)
+        check_products(ctx, a, b, A, B, bits, MUL_AUTO, cpu)
+
+
+@pytest.mark.parametrize("log_bits", [12, 14, 16, 18, 20])
+def test_mul_ntt_wide(ctx, rng, log_bits):
+    """The NTT from 2^12 to 2^20 bits (one-block transforms up to 2^17 bits, four-step
+    above), batches of 1, 2 and 3, all-ones operands (the largest coefficients)."""
+    bits = 2**log_bits
+    ones = mask(bits)
+    a = [ones, rng.getrandbits(bits), 1 << (bits - 1)][: 1 + log_bits % 3]
+    b = [ones, rng.getrandbits(bits), ones][: len(a)]
+    m = storage_limbs(bits)
+    check_products(ctx, a, b, to_limbs(a, m), to_limbs(b, m), bits, MUL_NTT)
 
 
 @pytest.mark.parametrize("bits", [1, 64, 200, 256, 449, 512, 700, 768, 1024, 1500, 1983, 2048, 2304, 4096])
@@ -94,7 +128,8 @@ def test_mul_lo_around_the_per_thread_widths(ctx, rng, bits):
     (convmul itself is checked at those widths by futhark/mul_tests.fut)."""
     a, b, A, B = pairs_for(rng, bits, 200)
     want = [GMP.mul_lo(x, y, bits) for x, y in zip(a, b)]
-    assert_ints_equal(from_limbs(ctx.to_host(ctx.call("mul_lo", bits, A, B))), want, "mul_lo", a, b)
+    got = ctx.call("mul_lo", ON_CPU[ctx.name], MUL_CLASSICAL, bits, A, B)
+    assert_ints_equal(from_limbs(ctx.to_host(got)), want, "mul_lo", a, b)
 
 
 @pytest.mark.parametrize("bits", SMALL_BITS + [64 * 1024])
@@ -116,7 +151,7 @@ def test_fused(ctx, rng, bits):
     host = lambda x: from_limbs(ctx.to_host(x))
     assert_ints_equal(host(ctx.call("add6", bits, A, B)), [(6 * x + 10 * y) & m for x, y in zip(a, b)], "add6", a, b)
     want = [((x * x + y) * (y * y + y) + x * y) & m for x, y in zip(a, b)]
-    assert_ints_equal(host(ctx.call("poly", bits, A, B)), want, "poly", a, b)
+    assert_ints_equal(host(ctx.call("poly", ON_CPU[ctx.name], bits, A, B)), want, "poly", a, b)
 
 
 @pytest.mark.parametrize("bits", [64, 256 * 64, 5000 * 64])
@@ -130,7 +165,7 @@ def test_large_and_empty_batches(ctx, rng, bits):
     s, _ = ctx.call("add", bits, A, B)
     assert_ints_equal(from_limbs(ctx.to_host(s)), [GMP.add(x, y, bits)[0] for x, y in zip(a, b)], "add", a, b)
     k = min(len(a), 4)
-    prod = ctx.call("mul_lo", bits, A[:k], B[:k])
+    prod = ctx.call("mul_lo", ON_CPU[ctx.name], MUL_AUTO, bits, A[:k], B[:k])
     assert_ints_equal(from_limbs(ctx.to_host(prod)), [GMP.mul_lo(x, y, bits) for x, y in zip(a[:k], b[:k])], "mul_lo", a, b)
 
 
@@ -147,6 +182,7 @@ def test_batches_of_many_blocks(ctx, rng, bits):
     assert_ints_equal(host(s), [GMP.add(x, y, bits)[0] for x, y in zip(a, b)], "add", a, b)
     mask_ = mask(bits)
     assert_ints_equal(host(ctx.call("add6", bits, A, B)), [(6 * x + 10 * y) & mask_ for x, y in zip(a, b)], "add6", a, b)
-    assert_ints_equal(host(ctx.call("mul_lo", bits, A, B)), [GMP.mul_lo(x, y, bits) for x, y in zip(a, b)], "mul_lo", a, b)
+    lo = ctx.call("mul_lo", ON_CPU[ctx.name], MUL_AUTO, bits, A, B)
+    assert_ints_equal(host(lo), [GMP.mul_lo(x, y, bits) for x, y in zip(a, b)], "mul_lo", a, b)
     want = [((x * x + y) * (y * y + y) + x * y) & mask_ for x, y in zip(a, b)]
-    assert_ints_equal(host(ctx.call("poly", bits, A, B)), want, "poly", a, b)
+    assert_ints_equal(host(ctx.call("poly", ON_CPU[ctx.name], bits, A, B)), want, "poly", a, b)

@@ -33,7 +33,7 @@ entry batch_div (log_total: i64) (bits: i64) : ([][]u64, [][]u64) =
 
 -- | `divmod` of the batch through the reciprocal.
 entry divmod_newton_bench [n][m] (a: [n][m]u64) (b: [n][m]u64) : ([n][m]u64, [n][m]u64, [n]u8) =
-  divmod_newton a b
+  divmod_newton false a b
 
 -- | `divmod` of the batch with one instance per thread, as on the GPU.
 entry divmod_thread_bench [n][m] (a: [n][m]u64) (b: [n][m]u64) : ([n][m]u64, [n][m]u64, [n]u8) =

@@ -31,8 +31,12 @@ from ._backend import Context
 
 __all__ = [
     "DIV_LIMB_SCALARS",
+    "MUL_AUTO",
+    "MUL_CLASSICAL",
+    "MUL_NTT",
     "ON_CPU",
     "add",
+    "add6",
     "bit_and",
     "bit_not",
     "bit_or",
@@ -51,6 +55,8 @@ __all__ = [
     "mul_lo",
     "neg",
     "nonzero",
+    "ntt_switches",
+    "poly",
     "raise_on_flags",
     "resize",
     "right_shift",
@@ -170,24 +176,47 @@ def neg(ctx: Context, bits: int, a: Device) -> Device:
     return ctx.call("neg", bits, a)
 
 
-def mul_lo(ctx: Context, bits: int, a: Device, b: Device) -> Device:
-    """``a * b mod 2**bits``."""
-    return ctx.call("mul_lo", bits, a, b)
+#: ``method`` of the multiplications: the library's choice (the ladder of
+#: futhark/mul.fut, switch points in futhark/thresholds.fut), classical
+#: (one instance per thread, convmul or per-row code by width), the NTT.
+MUL_AUTO, MUL_CLASSICAL, MUL_NTT = 0, 1, 2
 
 
-def sqr_lo(ctx: Context, bits: int, a: Device) -> Device:
-    """``a * a mod 2**bits``."""
-    return ctx.call("sqr_lo", bits, a)
+def mul_lo(ctx: Context, bits: int, a: Device, b: Device, method: int = MUL_AUTO) -> Device:
+    """``a * b mod 2**bits`` by ``method`` (:data:`MUL_AUTO` and the others)."""
+    return ctx.call("mul_lo", ON_CPU[ctx.name], method, bits, a, b)
 
 
-def mul_full(ctx: Context, a: Device, b: Device) -> Device:
+def sqr_lo(ctx: Context, bits: int, a: Device, method: int = MUL_AUTO) -> Device:
+    """``a * a mod 2**bits``; the NTT squares with one forward transform fewer."""
+    return ctx.call("sqr_lo", ON_CPU[ctx.name], method, bits, a)
+
+
+def mul_full(ctx: Context, a: Device, b: Device, method: int = MUL_AUTO) -> Device:
     """The exact products, ``2m`` limbs."""
-    return ctx.call("mul_full", a, b)
+    return ctx.call("mul_full", ON_CPU[ctx.name], method, a, b)
 
 
-def sqr_full(ctx: Context, a: Device) -> Device:
+def sqr_full(ctx: Context, a: Device, method: int = MUL_AUTO) -> Device:
     """The exact squares, ``2m`` limbs."""
-    return ctx.call("sqr_full", a)
+    return ctx.call("sqr_full", ON_CPU[ctx.name], method, a)
+
+
+def ntt_switches(ctx: Context, cpu: bool | None = None) -> list[int]:
+    """The widths (limbs) from which mul_lo, mul_full, sqr_lo and sqr_full use the NTT,
+    with the switch points of ``cpu`` (default: the backend's own)."""
+    cpu = ON_CPU[ctx.name] if cpu is None else cpu
+    return [int(x) for x in ctx.to_host(ctx.call("ntt_switches", cpu))]
+
+
+def add6(ctx: Context, bits: int, a: Device, b: Device) -> Device:
+    """``6a + 10b mod 2**bits`` in one kernel (the fused example of the papers)."""
+    return ctx.call("add6", bits, a, b)
+
+
+def poly(ctx: Context, bits: int, a: Device, b: Device) -> Device:
+    """``(a*a + b) * (b*b + b) + a*b mod 2**bits``, in one kernel up to 65536 bits."""
+    return ctx.call("poly", ON_CPU[ctx.name], bits, a, b)
 
 
 def mul_limb(ctx: Context, bits: int, a: Device, k: int) -> tuple[Device, Device]:

@@ -68,14 +68,29 @@ def _ops() -> dict[str, Op]:
     ctx = _backend.context
     mask = lambda bits: (1 << bits) - 1
 
-    def fused(entry):
-        return lambda a, b: fb.uint(a.bits).from_device(ctx().call(entry, a.bits, a.device_array, b.device_array), len(a))
+    def fused(kernel):  # _kernels.add6 or _kernels.poly
+        return lambda a, b: fb.uint(a.bits).from_device(kernel(ctx(), a.bits, a.device_array, b.device_array), len(a))
 
     def division(method):  # one algorithm of divmod (futbig._kernels.divmod_by)
         def run(a, b):
             q, r, _ = _kernels.divmod_by(ctx(), method, a.device_array, b.device_array)
             dtype = fb.uint(a.bits)
             return dtype.from_device(q, len(a)), dtype.from_device(r, len(a))
+        return run
+
+    def multiplication(kernel, method):  # one algorithm of the multiplication ladder (_kernels.MUL_*)
+        def run(a, b):
+            return fb.uint(a.bits).from_device(kernel(ctx(), a.bits, a.device_array, b.device_array, method), len(a))
+        return run
+
+    def full_product(method):
+        def run(a, b):
+            return fb.uint(2 * a.bits).from_device(_kernels.mul_full(ctx(), a.device_array, b.device_array, method), len(a))
+        return run
+
+    def square(method):
+        def run(a, b):
+            return fb.uint(a.bits).from_device(_kernels.sqr_lo(ctx(), a.bits, a.device_array, method), len(a))
         return run
 
     def pick(result, idx):
@@ -88,11 +103,23 @@ def _ops() -> dict[str, Op]:
     quotient = lambda x, y, bits: (x // y, x % y)
     return {
         "add": Op("add", lambda a, b: a + b, lambda x, y, bits: (x + y) & mask(bits), pick, 3, "x + y"),
-        "add6": Op("add6", fused("add6"), lambda x, y, bits: (6 * x + 10 * y) & mask(bits), pick, 3, "6*x + 10*y"),
+        "add6": Op("add6", fused(_kernels.add6), lambda x, y, bits: (6 * x + 10 * y) & mask(bits), pick, 3, "6*x + 10*y"),
         "mul": Op("mul", lambda a, b: a * b, lambda x, y, bits: (x * y) & mask(bits), pick, 3, "(x * y) & mask"),
         "mul_full": Op("mul_full", fb.mul_full, product, pick, 4, "x * y"),
-        "poly": Op("poly", fused("poly"), lambda x, y, bits: ((x * x + y) * (y * y + y) + x * y) & mask(bits), pick, 3,
+        "poly": Op("poly", fused(_kernels.poly), lambda x, y, bits: ((x * x + y) * (y * y + y) + x * y) & mask(bits), pick, 3,
                    "((x*x + y) * (y*y + y) + x*y) & mask"),
+        # The algorithms of the multiplication ladder, forced (futbig._kernels.MUL_*).
+        "mul_classical": Op("mul_classical", multiplication(_kernels.mul_lo, _kernels.MUL_CLASSICAL),
+                            lambda x, y, bits: (x * y) & mask(bits), pick, 3, "(x * y) & mask"),
+        "mul_ntt": Op("mul_ntt", multiplication(_kernels.mul_lo, _kernels.MUL_NTT),
+                      lambda x, y, bits: (x * y) & mask(bits), pick, 3, "(x * y) & mask"),
+        "mul_full_classical": Op("mul_full_classical", full_product(_kernels.MUL_CLASSICAL), product, pick, 4, "x * y"),
+        "mul_full_ntt": Op("mul_full_ntt", full_product(_kernels.MUL_NTT), product, pick, 4, "x * y"),
+        "sqr": Op("sqr", square(_kernels.MUL_AUTO), lambda x, y, bits: (x * x) & mask(bits), pick, 2, "(x * x) & mask"),
+        "sqr_classical": Op("sqr_classical", square(_kernels.MUL_CLASSICAL), lambda x, y, bits: (x * x) & mask(bits),
+                            pick, 2, "(x * x) & mask"),
+        "sqr_ntt": Op("sqr_ntt", square(_kernels.MUL_NTT), lambda x, y, bits: (x * x) & mask(bits), pick, 2,
+                      "(x * x) & mask"),
         "divmod": Op("divmod", lambda a, b: divmod(a, b), quotient, pick_pair, 4, "divmod(x, y)", divisor="half"),
         "divmod_mixed": Op("divmod_mixed", lambda a, b: divmod(a, b), quotient, pick_pair, 4, "divmod(x, y)",
                            divisor="mixed"),
@@ -104,7 +131,8 @@ def _ops() -> dict[str, Op]:
 
 #: Every operation ``bench`` knows.
 OP_NAMES = ["add", "add6", "mul", "mul_full", "poly", "divmod", "divmod_mixed", "divmod_thread",
-            "divmod_newton"]
+            "divmod_newton", "mul_classical", "mul_ntt", "mul_full_classical", "mul_full_ntt", "sqr",
+            "sqr_classical", "sqr_ntt"]
 
 
 def _gmpy2_rate(op: str, xs: list, ys: list, bits: int) -> float:
@@ -122,6 +150,9 @@ def _gmpy2_rate(op: str, xs: list, ys: list, bits: int) -> float:
         "divmod": lambda: [divmod(p, q) for p, q in zip(x, y)],
     }
     loops["divmod_mixed"] = loops["divmod_thread"] = loops["divmod_newton"] = loops["divmod"]
+    loops["mul_classical"] = loops["mul_ntt"] = loops["mul"]
+    loops["mul_full_classical"] = loops["mul_full_ntt"] = loops["mul_full"]
+    loops["sqr"] = loops["sqr_classical"] = loops["sqr_ntt"] = lambda: [(p * p) & mask for p in x]
     best = float("inf")
     for _ in range(3):
         t0 = time.perf_counter()

@@ -226,6 +226,8 @@ def _ops() -> dict[str, FuzzOp]:
     width = lambda bits, ctx: [bits]
     # The divmod entry's leading scalars: the backend's switch points and one method (futbig._kernels).
     division = lambda method: lambda bits, ctx: [_kernels.ON_CPU[ctx.name], method]
+    # The leading scalars of the multiplication entries: the backend's switch points, one method (and the width).
+    ladder = lambda method, with_bits: lambda bits, ctx: [_kernels.ON_CPU[ctx.name], method] + ([bits] if with_bits else [])
     count = lambda k, bits: min(int(k), bits)  # shifting by bits or more gives 0 on both sides
     ops = [
         FuzzOp("add", entry("add", width), lambda xs, ys, e, bits: _lo_hi([x + y for x, y in zip(xs, ys)], bits)),
@@ -240,6 +242,15 @@ def _ops() -> dict[str, FuzzOp]:
                lambda xs, ys, e, bits: ([x * y for x, y in zip(xs, ys)],), quadratic=True),
         FuzzOp("sqr_full", api(lambda fb, a, b, e: fb.mul_full(a, a)),
                lambda xs, ys, e, bits: ([x * x for x in xs],), binary=False, quadratic=True),
+        # The algorithms of the multiplication ladder, forced at every width.
+        FuzzOp("mul_classical", entry("mul_lo", ladder(_kernels.MUL_CLASSICAL, True)),
+               lambda xs, ys, e, bits: _low([x * y for x, y in zip(xs, ys)], bits), quadratic=True),
+        FuzzOp("mul_ntt", entry("mul_lo", ladder(_kernels.MUL_NTT, True)),
+               lambda xs, ys, e, bits: _low([x * y for x, y in zip(xs, ys)], bits)),
+        FuzzOp("mul_full_ntt", entry("mul_full", ladder(_kernels.MUL_NTT, False)),
+               lambda xs, ys, e, bits: ([x * y for x, y in zip(xs, ys)],)),
+        FuzzOp("sqr_ntt", entry("sqr_lo", ladder(_kernels.MUL_NTT, True)),
+               lambda xs, ys, e, bits: _low([x * x for x in xs], bits), binary=False),
         FuzzOp("mul_limb", entry("mul_limb", width),
                lambda xs, ys, d, bits: _lo_hi([x * k for x, k in zip(xs, d.tolist())], bits),
                binary=False, extra="limb"),
@@ -281,7 +292,7 @@ def _ops() -> dict[str, FuzzOp]:
                binary=False, extra="exponent", quadratic=True),
         FuzzOp("add6", entry("add6", width),
                lambda xs, ys, e, bits: _low([6 * x + 10 * y for x, y in zip(xs, ys)], bits)),
-        FuzzOp("poly", entry("poly", width),
+        FuzzOp("poly", entry("poly", lambda bits, ctx: [_kernels.ON_CPU[ctx.name], bits]),
                lambda xs, ys, e, bits: _low([(x * x + y) * (y * y + y) + x * y for x, y in zip(xs, ys)], bits),
                quadratic=True),
     ]
@@ -289,7 +300,8 @@ def _ops() -> dict[str, FuzzOp]:
 
 
 #: Every operation ``fuzz`` checks.
-OP_NAMES = ["add", "sub", "mul", "square", "mul_full", "sqr_full", "mul_limb", "divmod", "divmod_long",
+OP_NAMES = ["add", "sub", "mul", "square", "mul_full", "sqr_full", "mul_classical", "mul_ntt", "mul_full_ntt",
+            "sqr_ntt", "mul_limb", "divmod", "divmod_long",
             "divmod_newton", "divmod_one_length", "floordiv", "mod", "div_limb", "shl", "shr", "shl_each", "shr_each", "and", "or", "xor",
             "not", "neg", "compare", "power", "add6", "poly"]
 
