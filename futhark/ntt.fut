@@ -244,6 +244,15 @@ local def rows8 [tt] (xs: [tt]oct) : [8*tt]u32 =
   opaque (map (.0) xs ++ map (.1) xs ++ map (.2) xs ++ map (.3) xs
           ++ map (.4) xs ++ map (.5) xs ++ map (.6) xs ++ map (.7) xs :> [8*tt]u32)
 
+-- The 8*tt values `f q` of a block in natural order, eight per thread as
+-- array literals.  Not a map over the 8*tt values: a map inside a block
+-- kernel sets the block's size to its length, and CUDA allows at most
+-- 1024 threads (every product failed to launch so).
+local def per_thread8 't (tt: i64) (f: idx -> t) : [8*tt]t =
+  let oct (t: i64) = let q = i32.i64 (8 * t)
+                     in [f q, f (q+1), f (q+2), f (q+3), f (q+4), f (q+5), f (q+6), f (q+7)]
+  in flatten (tabulate tt oct) :> [8*tt]t
+
 -- The passes of a transform over bits [lo, hi) of a block of 2^s
 -- elements (3 <= hi <= s, lo + 3 <= s), as (register base, stages) in
 -- order.  The first pass takes the (hi-lo) mod 3 (or 3) stages on the top
@@ -411,7 +420,7 @@ local def row_stages [k] (dir: ntt_dir) (tws: [k]u64) (lt: i64) (ell2: i64) (i: 
              let row = blk * ipb + i64.i32 (q >> e32)
              in if row < nr then load row (q & (i32.i64 len - 1)) else 0
            let (buf, bb) = block_transform dir pc tt 0 e32 first
-           in tabulate (8*tt) (\q -> fin pc.p (#[unsafe] buf[i64.i32 (slot (i32.i64 tt) bb (i32.i64 q))])))
+           in per_thread8 tt (\q -> fin pc.p (#[unsafe] buf[i64.i32 (slot (i32.i64 tt) bb q)])))
         (iota (num_blocks nr ipb))
   in flatten ws |> take (nr*len) |> unflatten
 
@@ -436,7 +445,7 @@ local def col_stages [k] (dir: ntt_dir) (tws: [k]u64) (lt: i64) (ell: i64) (ell2
            let glob (q: idx) = (g << lc32) | (q & ((1 << lc32) - 1)) | ((q >> lc32) << e2)
            let pc = table_ctx_at tws lt (prime a) glob (e2 - lc32)
            let (buf, bb) = block_transform dir pc tt lc32 (lc32 + i32.i64 ell1) (\q -> load a (glob q))
-           in tabulate (8*tt) (\q -> fin pc.p (#[unsafe] buf[i64.i32 (slot (i32.i64 tt) bb (i32.i64 q))])))
+           in per_thread8 tt (\q -> fin pc.p (#[unsafe] buf[i64.i32 (slot (i32.i64 tt) bb q)])))
         (iota (na * ng))
   in unflatten (flatten ws :> [na * (1 << ell)]u32)
 
@@ -560,7 +569,7 @@ local def conv_rows [k] (square: bool) (tws: [k]u64) (lt: i64) (ell: i64) (ell2:
            let prod q = let sl = i64.i32 (slot t32 ba q)
                         in pw (#[unsafe] fab[sl]) (#[unsafe] fab[(if square then 0 else 8 * tt) + sl])
            let (buf, bb) = block_transform #inv pc tt 0 e32 prod
-           in tabulate (8*tt) (\q -> #[unsafe] buf[i64.i32 (slot t32 bb (i32.i64 q))]))
+           in per_thread8 tt (\q -> #[unsafe] buf[i64.i32 (slot t32 bb q)]))
         (iota (3 * nbp))
   in (flatten ws, nbp * ipb)
 
@@ -613,7 +622,7 @@ local def cols_inv_crt [k] (n: i64) (tws: [k]u64) (lt: i64) (ell: i64) (ell2: i6
            let parts (v: idx) =
              let q = ((v & ((1 << (lc32 - 1)) - 1)) << 1) | ((v >> (lc32 - 1)) << lc32)
              in limb_parts (\d -> coef (q + d)) 0
-           in unzip (tabulate (4 * tt) (\v -> parts (i32.i64 v))))
+           in unzip (per_thread8 (tt / 2) parts :> [4 * tt](u64, u64)))
         (iota (n * ng))
     |> unzip
   let shape ys = unflatten (flatten ys :> [n * (1 << (ell - 1))]u64)
