@@ -34,6 +34,7 @@ __all__ = [
     "ON_CPU",
     "add",
     "bit_and",
+    "bit_length",
     "bit_not",
     "bit_or",
     "bit_xor",
@@ -51,6 +52,7 @@ __all__ = [
     "mul_lo",
     "neg",
     "nonzero",
+    "popcount",
     "raise_on_flags",
     "resize",
     "right_shift",
@@ -273,3 +275,13 @@ def right_shift(ctx: Context, counts: int | np.ndarray, a: Device) -> Device:
     if isinstance(counts, int):
         return ctx.call("shr", counts, a)
     return ctx.call("shr_each", counts, a)
+
+
+def bit_length(ctx: Context, a: Device) -> np.ndarray:
+    """``[n]`` int64 on the host: the bit length of each (unsigned) row, 0 for zero."""
+    return ctx.to_host(ctx.call("bit_length", a))
+
+
+def popcount(ctx: Context, a: Device) -> np.ndarray:
+    """``[n]`` int64 on the host: the number of set bits of each row."""
+    return ctx.to_host(ctx.call("popcount", a))
