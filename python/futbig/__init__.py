@@ -56,6 +56,7 @@ from .number import (
     sum,
     where,
 )
+from .protocols import from_dlpack
 from . import _operators  # noqa: F401  (binds Array's operators)
 
 #: Public names. Those that share a builtin's name (``divmod``, ``int``, ``abs``,
@@ -66,7 +67,7 @@ __all__ = sorted(
     for name in [
         "Array", "BackendError", "BigIntType", "abs", "absolute", "add", "array", "available_backends", "backend", "bitwise_and",
         "bitwise_not", "bitwise_or", "bitwise_xor", "bit_length", "compare", "concatenate", "divmod", "equal", "floor_divide",
-        "frombytes", "full", "greater", "greater_equal", "int", "invert", "isqrt", "left_shift", "less",
+        "from_dlpack", "frombytes", "full", "greater", "greater_equal", "int", "invert", "isqrt", "left_shift", "less",
         "less_equal", "max", "maximum", "min", "minimum", "mul", "mul_full", "multiply", "negative", "not_equal",
         "popcount", "power", "prod", "remainder", "right_shift", "set_backend", "sign", "square", "sub",
         "subtract", "sum", "uint", "where", "zeros",
