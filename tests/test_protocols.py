@@ -147,3 +147,42 @@ def test_cuda_export_with_cupy():
         made = cupy.arange(3 * m, dtype=cupy.uint64).reshape(3, m) * cupy.uint64(3)
         want = [int.from_bytes(row.tobytes(), "little") & mask(64 * m) for row in cupy.asnumpy(made)]
         assert fb.from_dlpack(made, fb.uint(64 * m)).to_ints() == want
+
+
+def test_cuda_code_paths_on_host_memory(backend, rng, monkeypatch):
+    """The cuda export and import code, run by a CPU backend on host memory standing in
+    for device memory (the CPU backends read raw host pointers as cuda reads device ones)."""
+    if backend == "cuda":
+        pytest.skip("the real thing is test_cuda_export_with_cupy")
+    ctx = backends.context()
+    dtype = fb.int(130)
+    values = [dtype.min, -1, 0, 1, dtype.max] + [v >> 3 for v in random_values(rng, 5, 127)]
+    a = fb.array(values, dtype)
+    monkeypatch.setattr(ctx, "name", "cuda")
+    interface = a.__cuda_array_interface__
+    m = ctx.shape(a.device_array)[1]
+    assert interface["shape"] == (len(a), m) and interface["data"] == (ctx.raw_address(a.device_array), True)
+    assert interface["typestr"] == "<u8" and interface["stream"] is None
+
+    class Producer:
+        def __init__(self, host, **extra):
+            self.host = host
+            self.__cuda_array_interface__ = dict(
+                shape=host.shape, typestr=host.dtype.str, data=(host.ctypes.data, False), version=3,
+                strides=None, **extra)
+
+    stored = np.array([[(v & mask(130)) >> (64 * i) & mask(64) for i in range(3)] for v in values], dtype=np.uint64)
+    got = fb.from_dlpack(Producer(stored), dtype)
+    assert got.to_ints() == values and got.dtype == dtype
+    assert fb.from_dlpack(Producer(stored)).to_ints() == [v & mask(130) for v in values]
+    wide = np.concatenate([stored, np.zeros((len(values), 2), dtype=np.uint64)], axis=1)
+    assert fb.from_dlpack(Producer(wide), dtype).to_ints() == values
+    wide[3, 2] |= np.uint64(1 << 2)
+    with pytest.raises(OverflowError, match="element 3 has bits set from bit 130"):
+        fb.from_dlpack(Producer(wide), dtype)
+    with pytest.raises(ValueError, match="C-contiguous"):
+        fb.from_dlpack(Producer(stored.astype(np.uint32)), dtype)
+    assert fb.from_dlpack(Producer(np.zeros((3, 0), dtype=np.uint64)), dtype).to_ints() == [0, 0, 0]
+    monkeypatch.undo()
+    with pytest.raises(ValueError, match="cuda backend only"):
+        fb.from_dlpack(Producer(stored), dtype)
