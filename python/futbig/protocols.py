@@ -307,12 +307,15 @@ def _from_cuda(x: Any, dtype: BigIntType | None) -> Array:
 
 
 def _cuda_stream_synchronize(stream: int) -> None:
-    """Wait for the producer's stream (``__cuda_array_interface__`` version 3's ``stream``)."""
+    """Wait for the producer's stream (``__cuda_array_interface__`` version 3's ``stream``:
+    1 and 2 are the driver's CU_STREAM_LEGACY and CU_STREAM_PER_THREAD handles as they are)."""
     libcuda = ctypes.CDLL("libcuda.so.1")
-    handle = {1: 0, 2: 2}.get(stream, stream)  # 1: the legacy default stream, 2: per-thread default
-    code = libcuda.cuStreamSynchronize(ctypes.c_void_p(handle))
+    code = libcuda.cuStreamSynchronize(ctypes.c_void_p(stream))
+    if code != 0:  # e.g. no context current in this thread: wait for all of the current one instead
+        code = libcuda.cuCtxSynchronize()
     if code != 0:
-        raise RuntimeError(f"cuStreamSynchronize failed with CUDA error {code} on the producer's stream {stream}")
+        raise RuntimeError(f"could not wait for the producer's CUDA stream {stream:#x} (CUDA error {code}); "
+                           "synchronise it before calling from_dlpack")
 
 
 Array.__reduce__ = _reduce  # type: ignore[method-assign, assignment]
