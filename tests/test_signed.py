@@ -156,7 +156,8 @@ def test_conversions(backend, rng, bits):
     # Narrower limb arrays are sign-extended; wider ones must fit.
     small = [x for x in a if -(2**31) <= x < 2**31]
     assert t.from_limbs(np.array([[x & mask(32)] for x in small], dtype=np.uint32)).to_ints() == small
-    wider = np.concatenate([limbs, np.where(limbs[:, -1:] >> np.uint64(63), np.uint64(2**64 - 1), np.uint64(0))], axis=1)
+    sign_limb = np.where(limbs[:, -1:] >> np.uint64(63), np.uint64(2**64 - 1), np.uint64(0))
+    wider = np.concatenate([limbs, sign_limb], axis=1)
     if bits % 64 == 0:
         assert t.from_limbs(wider).to_ints() == a
     too_wide = np.zeros((2, k64 + 1), dtype=np.uint64)
@@ -218,6 +219,10 @@ def test_number_functions(backend, rng, dtype):
     check(fb.where(np.array(cond), A, B), [x if c else y for c, x, y in zip(cond, a, b)], "where", dtype)
     check(fb.where(A > 0, A, lo), [x if x > 0 else lo for x in a], "where scalar", dtype)
     check(fb.where(True, A, hi), a, "where bool", dtype)
+    order = fb.argsort(A)
+    assert order.tolist() == sorted(range(len(a)), key=lambda i: a[i])  # stable, like numpy's
+    check(fb.sort(A), sorted(a), "sort", dtype)
+    assert fb.argsort(A[:0]).tolist() == []
     roots = [x for x in a if x >= 0]
     check(fb.isqrt(fb.array(roots, dtype)), [math.isqrt(x) for x in roots], "isqrt", dtype)
     with pytest.raises(ValueError, match="no identity"):

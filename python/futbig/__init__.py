@@ -44,6 +44,7 @@ from .ndarray import Array
 from .number import (
     abs,
     absolute,
+    argsort,
     bit_length,
     isqrt,
     max,
@@ -53,6 +54,7 @@ from .number import (
     popcount,
     prod,
     sign,
+    sort,
     sum,
     where,
 )
@@ -65,12 +67,12 @@ from . import _operators  # noqa: F401  (binds Array's operators)
 __all__ = sorted(
     name
     for name in [
-        "Array", "BackendError", "BigIntType", "abs", "absolute", "add", "array", "available_backends", "backend", "bitwise_and",
-        "bitwise_not", "bitwise_or", "bitwise_xor", "bit_length", "compare", "concatenate", "divmod", "equal", "floor_divide",
-        "from_dlpack", "frombytes", "full", "greater", "greater_equal", "int", "invert", "isqrt", "left_shift", "less",
-        "less_equal", "max", "maximum", "min", "minimum", "mul", "mul_full", "multiply", "negative", "not_equal",
-        "popcount", "power", "prod", "remainder", "right_shift", "set_backend", "sign", "square", "sub",
-        "subtract", "sum", "uint", "where", "zeros",
+        "abs", "absolute", "add", "argsort", "Array", "array", "available_backends", "backend", "BackendError",
+        "BigIntType", "bit_length", "bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor", "compare",
+        "concatenate", "divmod", "equal", "floor_divide", "from_dlpack", "frombytes", "full", "greater",
+        "greater_equal", "int", "invert", "isqrt", "left_shift", "less", "less_equal", "max", "maximum", "min",
+        "minimum", "mul", "mul_full", "multiply", "negative", "not_equal", "popcount", "power", "prod", "remainder",
+        "right_shift", "set_backend", "sign", "sort", "square", "sub", "subtract", "sum", "uint", "where", "zeros",
     ]
     if not hasattr(_builtins, name)
 )

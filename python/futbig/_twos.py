@@ -185,7 +185,8 @@ def add_overflows(ctx: Context, bits: int, a: Device, b: Device, total: Device) 
 
 
 def sub_overflows(ctx: Context, bits: int, a: Device, b: Device, difference: Device) -> Device:
-    """``[n]u8`` flags where ``a - b`` left the signed range: the operands' signs differ, and ``a``'s from the result's."""
+    """``[n]u8`` flags where ``a - b`` left the signed range: the operands' signs differ,
+    and ``a``'s differs from the result's."""
     both = _kernels.bit_and(ctx, _kernels.bit_xor(ctx, a, b), _kernels.bit_xor(ctx, a, difference))
     return _kernels.exceeds(ctx, bits - 1, both)
 

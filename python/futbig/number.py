@@ -1,8 +1,11 @@
 """Number functions: absolute values and signs, bit counts, integer square
-roots, elementwise selection, minima and maxima, sums and products.
+roots, elementwise selection, minima and maxima, sums and products, sorting.
 
-Every one runs on the device (the reductions in about ``log2(n)`` rounds of
-batched operations); the bit counts and reductions return host values.
+Every one but sorting runs on the device (the reductions in about
+``log2(n)`` rounds of batched operations); the bit counts and reductions
+return host values. Sorting orders the limbs on the host (numpy's stable
+``lexsort``) and gathers on the device: exact and stable, but a copy of the
+limbs to the host; a device merge sort of rows would replace it.
 
 >>> import futbig as fb
 >>> a = fb.array([-12, 0, 2**70], fb.int(128))
@@ -31,8 +34,8 @@ from .ndarray import Array, wrap
 
 # ``abs``, ``min``, ``max``, ``sum`` are reachable as ``futbig.min`` and so on but
 # left out of ``futbig.__all__`` (they would shadow the builtins on ``import *``).
-__all__ = ["abs", "absolute", "bit_length", "isqrt", "max", "maximum", "min", "minimum", "popcount", "prod", "sign",
-           "sum", "where"]
+__all__ = ["abs", "absolute", "argsort", "bit_length", "isqrt", "max", "maximum", "min", "minimum", "popcount", "prod",
+           "sign", "sort", "sum", "where"]
 
 
 def absolute(a: Array) -> Array:
@@ -229,6 +232,34 @@ def prod(a: Array, dtype: BigIntType | None = None) -> int:
         h = len(x) // 2
         x = mul_full(x[:h], x[h:])
     return x[0]
+
+
+def argsort(a: Array) -> np.ndarray:
+    """A numpy int64 array of the indices that sort ``a`` ascending, stable (``numpy.argsort(kind="stable")``).
+
+    The limbs are copied to the host and ordered by numpy's ``lexsort``, most
+    significant limb first (the sign bit flipped for signed dtypes).
+
+    >>> import futbig as fb
+    >>> fb.argsort(fb.array([5, -2**70, 0, 5], fb.int(128))).tolist()
+    [1, 2, 0, 3]
+    """
+    keys = a._host_limbs()[:, : a.dtype.limbs]
+    if a.dtype.signed:
+        top, bit = divmod(a.bits - 1, 64)
+        keys = keys.copy()
+        keys[:, top] ^= np.uint64(1 << bit)  # two's complement order = unsigned order with the sign flipped
+    return np.lexsort(keys.T).astype(np.int64)  # the last key (the top limb) is the primary one
+
+
+def sort(a: Array) -> Array:
+    """``a`` sorted ascending (:func:`argsort`, then one gather on the device).
+
+    >>> import futbig as fb
+    >>> fb.sort(fb.array([3, 2**100, 1], bits=128)).to_ints() == [1, 3, 2**100]
+    True
+    """
+    return a[argsort(a)]
 
 
 def _pairwise(x: Array, what: str, combine: Any) -> Array:
