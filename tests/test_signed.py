@@ -97,8 +97,18 @@ def test_floor_division_and_exact_products(backend, rng, bits):
         if t.min <= k <= t.max:
             check(A // k, [signed(x // k, bits) for x in a], f"// {k}", t)
             check(A % k, [x % k for x in a], f"% {k}", t)
+    # Without negative operands the unsigned operations run (no sign handling).
+    pa, pb = [abs(x) % (t.max + 1) for x in a], [abs(y) % (t.max + 1) or 1 for y in b]
+    PA, PB = fb.array(pa, t), fb.array(pb, t)
+    check(PA // PB, [x // y for x, y in zip(pa, pb)], "// non-negative", t)
+    check(PA % 7 if t.max >= 7 else PA % 1, [x % (7 if t.max >= 7 else 1) for x in pa], "% non-negative", t)
+    check(fb.mul_full(PA, PB), [x * y for x, y in zip(pa, pb)], "mul_full non-negative", wide)
+    check(fb.mul_full(PA, PA), [x * x for x in pa], "square non-negative", wide)
+    check(PA >> 3, [x >> 3 for x in pa], ">> non-negative", t)
     with pytest.raises(ZeroDivisionError, match="divisor 2 is 0"):
         A // fb.array([1, 1, 0] + [1] * (len(a) - 3), t)
+    with pytest.raises(ZeroDivisionError, match="divisor 1 is 0"):
+        PA // fb.array([1, 0] + [1] * (len(a) - 2), t)
     with pytest.raises(ZeroDivisionError):
         A % 0
 

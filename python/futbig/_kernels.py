@@ -41,6 +41,7 @@ __all__ = [
     "broadcast",
     "cmp",
     "concatenate",
+    "count_flags",
     "divmod",
     "divmod_by",
     "divmod_limb",
@@ -102,6 +103,11 @@ def raise_on_flags(ctx: Context, flags: Device, error: Callable[[int, int], Exce
     first, count = ctx.call("flag_summary", flags)
     if count:
         raise error(int(first), int(count))
+
+
+def count_flags(ctx: Context, flags: Device) -> int:
+    """How many flags of an ``[n]u8`` vector are set (summarised on the device: two scalars come back)."""
+    return int(ctx.call("flag_summary", flags)[1])
 
 
 def exceeds(ctx: Context, bits: int, data: Device) -> Device:

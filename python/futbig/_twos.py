@@ -22,7 +22,9 @@ arrays after, like :mod:`futbig._kernels`, and returns device arrays (or a
 host int8 array for comparisons). Fused kernels could replace the longer
 compositions (division runs about twenty light passes besides the
 unsigned division); the compositions are exact and keep the entry-point
-list unchanged.
+list unchanged. Where no operand holds a negative value (checked on the
+device: one pass and two scalars back), division, the exact product and
+``>>`` skip the sign handling and are the unsigned operations.
 """
 from __future__ import annotations
 
@@ -38,6 +40,7 @@ Device = Any  # an opaque array owned by the backend context
 
 __all__ = [
     "add_overflows",
+    "any_negative",
     "compare",
     "constant",
     "floor_divmod",
@@ -59,6 +62,11 @@ def constant(ctx: Context, value: int, n: int, m: int) -> Device:
     """``n`` rows of ``m`` limbs holding the non-negative ``value`` (one row uploaded, copied on the device)."""
     row = np.frombuffer(value.to_bytes(8 * m, "little"), dtype="<u8").astype(np.uint64).reshape(1, m)
     return _kernels.broadcast(ctx, ctx.to_device(row), n)
+
+
+def any_negative(ctx: Context, bits: int, *xs: Device) -> bool:
+    """Whether any row of the arrays ``xs`` is negative."""
+    return any(_kernels.count_flags(ctx, _kernels.exceeds(ctx, bits - 1, x)) for x in xs)
 
 
 def sign_bit(ctx: Context, bits: int, x: Device) -> Device:
@@ -96,6 +104,8 @@ def compare(ctx: Context, bits: int, a: Device, b: Device) -> np.ndarray:
 
 def shift_right(ctx: Context, bits: int, counts: int | np.ndarray, x: Device) -> Device:
     """``x >> counts``, arithmetic (rounds toward minus infinity); counts ``>= bits - 1`` give 0 or -1."""
+    if not any_negative(ctx, bits, x):
+        return _kernels.right_shift(ctx, counts, x)
     if isinstance(counts, int):
         counts = min(counts, bits - 1)
     else:
@@ -130,6 +140,8 @@ def _floor_fixup(ctx: Context, bits: int, q0: Device, r0: Device, differ: Device
 
 def floor_divmod(ctx: Context, bits: int, a: Device, b: Device) -> tuple[Device, Device, Device]:
     """``(a // b, a % b, zero [n]u8)`` rounding toward minus infinity (``min // -1`` wraps to ``min``)."""
+    if not any_negative(ctx, bits, a, b):
+        return _kernels.divmod(ctx, a, b)
     neg_a, neg_b = sign_mask(ctx, bits, a), sign_mask(ctx, bits, b)
     mag_a, mag_b = negate_where(ctx, bits, a, neg_a), negate_where(ctx, bits, b, neg_b)
     q0, r0, zero = _kernels.divmod(ctx, mag_a, mag_b)
@@ -139,6 +151,8 @@ def floor_divmod(ctx: Context, bits: int, a: Device, b: Device) -> tuple[Device,
 
 def floor_divmod_limb(ctx: Context, bits: int, a: Device, k: int) -> tuple[Device, Device]:
     """``(a // k, a % k)`` for one scalar ``0 < k < 2**min(64, bits-1)``, through ``divmod_limb``."""
+    if not any_negative(ctx, bits, a):
+        return _kernels.divmod_limb(ctx, a, k)
     n, m = ctx.shape(a)
     neg_a = sign_mask(ctx, bits, a)
     q0, r0 = _kernels.divmod_limb(ctx, negate_where(ctx, bits, a, neg_a), k)
@@ -152,6 +166,8 @@ def mul_full(ctx: Context, bits: int, a: Device, b: Device, same: bool) -> Devic
     2**bits*(s_a*B + s_b*A) (mod 2**(2*bits))``: the unsigned full product
     and a correction of linear cost.
     """
+    if not any_negative(ctx, bits, *((a,) if same else (a, b))):
+        return _kernels.sqr_full(ctx, a) if same else _kernels.mul_full(ctx, a, b)
     m2 = 2 * ctx.shape(a)[1]
     wide = 2 * bits
     if same:
