@@ -16,6 +16,7 @@ module Layout = import "layout"
 module Flags = import "flags"
 module Div = import "div"
 module Thresholds = import "thresholds"
+module Bits = import "bits"
 
 -- | `(a + b mod 2^bits, carry)`.
 entry add [n][m] (bits: i64) (a: [n][m]u64) (b: [n][m]u64) : ([n][m]u64, [n]u8) =
@@ -147,3 +148,9 @@ entry splat_limb (n: i64) (x: u64) : [n]u64 = replicate n x
 -- | Each `xs[i]` as row `i` of `m` limbs (limb 0; `m >= 1`), such as the
 -- remainder of `div_limb` at the dividend's width.
 entry limb_rows [n] (m: i64) (xs: [n]u64) : [n][m]u64 = Layout.limb_rows m xs
+
+-- | The bit length of each row (0 for zero): `Array.bit_length`.
+entry bit_length [n][m] (x: [n][m]u64) : [n]i64 = Bits.bit_length x
+
+-- | The number of set bits of each row: `popcount`.
+entry popcount [n][m] (x: [n][m]u64) : [n]i64 = Bits.popcount x

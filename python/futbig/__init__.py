@@ -39,20 +39,40 @@ from .bitwise import bitwise_and, bitwise_not, bitwise_or, bitwise_xor, invert, 
 from .comparison import compare, equal, greater, greater_equal, less, less_equal, not_equal
 from .creation import array, concatenate, frombytes, full, zeros
 from .dtypes import BigIntType, uint
+from .signed import int
 from .ndarray import Array
+from .number import (
+    abs,
+    absolute,
+    argsort,
+    bit_length,
+    isqrt,
+    max,
+    maximum,
+    min,
+    minimum,
+    popcount,
+    prod,
+    sign,
+    sort,
+    sum,
+    where,
+)
+from .protocols import from_dlpack
 from . import _operators  # noqa: F401  (binds Array's operators)
 
-#: Public names. Those that share a builtin's name (``divmod``; later ``pow``,
-#: ``sum``, ``min``, ``max``, ``abs``, ``round``) are reachable as ``fb.divmod``
-#: but left out, so that ``from futbig import *`` does not shadow the builtins.
+#: Public names. Those that share a builtin's name (``divmod``, ``int``, ``abs``,
+#: ``min``, ``max``, ``sum``) are reachable as ``fb.int`` and so on but left
+#: out, so that ``from futbig import *`` does not shadow the builtins.
 __all__ = sorted(
     name
     for name in [
-        "Array", "BackendError", "BigIntType", "add", "array", "available_backends", "backend", "bitwise_and",
-        "bitwise_not", "bitwise_or", "bitwise_xor", "compare", "concatenate", "divmod", "equal", "floor_divide",
-        "frombytes", "full", "greater", "greater_equal", "invert", "left_shift", "less", "less_equal", "mul",
-        "mul_full", "multiply", "negative", "not_equal", "power", "remainder", "right_shift", "set_backend",
-        "square", "sub", "subtract", "uint", "zeros",
+        "abs", "absolute", "add", "argsort", "Array", "array", "available_backends", "backend", "BackendError",
+        "BigIntType", "bit_length", "bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor", "compare",
+        "concatenate", "divmod", "equal", "floor_divide", "from_dlpack", "frombytes", "full", "greater",
+        "greater_equal", "int", "invert", "isqrt", "left_shift", "less", "less_equal", "max", "maximum", "min",
+        "minimum", "mul", "mul_full", "multiply", "negative", "not_equal", "popcount", "power", "prod", "remainder",
+        "right_shift", "set_backend", "sign", "sort", "square", "sub", "subtract", "sum", "uint", "where", "zeros",
     ]
     if not hasattr(_builtins, name)
 )

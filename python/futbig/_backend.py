@@ -190,6 +190,8 @@ class _ArrayType:
         self.new = getattr(lib, f"futhark_new_{name}")
         self.free = getattr(lib, f"futhark_free_{name}")
         self.values = getattr(lib, f"futhark_values_{name}")
+        self.values_raw = getattr(lib, f"futhark_values_raw_{name}")
+        self.new_raw = getattr(lib, f"futhark_new_raw_{name}")
         self.shape = getattr(lib, f"futhark_shape_{name}")
         self.buffer_type = ffi.typeof(self.new).args[1]  # e.g. "uint64_t *"
 
@@ -351,6 +353,24 @@ class Context:
         if code != 0:
             raise self._fail(code, f"copying an array of shape {result.shape} to the host")
         return result
+
+    def raw_address(self, device_array: Any) -> int:
+        """The address of a device array's storage (GPU memory under ``cuda``), after
+        all queued work is done; valid while ``device_array`` lives. For zero-copy export."""
+        array_type = self._type_of(device_array)
+        self.sync()
+        return int(self._ffi.cast("uintptr_t", array_type.values_raw(self._ctx, device_array)))
+
+    def wrap_raw_u64_2d(self, address: int, n: int, k: int) -> Any:
+        """A ``[n][k]u64`` device array over memory at ``address`` (C order, memory the
+        backend can read: GPU memory under ``cuda``), not copied and not owned: Futhark
+        never frees it. Copy it (an entry such as ``resize``) and sync before the memory goes."""
+        array_type = self._types["struct futhark_u64_2d *"]
+        buffer_type = self._ffi.typeof(array_type.new_raw).args[1]
+        raw = array_type.new_raw(self._ctx, self._ffi.cast(buffer_type, address), n, k)
+        if raw == self._ffi.NULL:
+            raise self._fail(0, f"wrapping {n} rows of {k} limbs")
+        return self._lifetime.adopt(self._ffi, raw, array_type.free)
 
     def shape(self, device_array: Any) -> tuple[int, ...]:
         """The shape of a device array, without copying it."""

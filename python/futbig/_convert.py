@@ -41,6 +41,10 @@ __all__ = [
     "limb_array_to_limbs",
     "limbs_to_bytes",
     "limbs_to_ints",
+    "limbs_to_signed_ints",
+    "sign_extend_rows",
+    "signed_ints_to_limbs",
+    "signed_rows",
     "storage_limbs",
 ]
 
@@ -70,6 +74,16 @@ def _describe(value: Any) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
+def _element_int(i: int, x: Any) -> int:
+    """Element ``i`` of a sequence as a Python int, or a TypeError naming it."""
+    try:
+        return operator.index(x)
+    except TypeError:
+        raise TypeError(
+            f"element {i} is {_describe(x)} ({type(x).__name__}), not an integer; futbig arrays hold integers only"
+        ) from None
+
+
 def coerce_ints(values: Sequence[Any], bits: int) -> list[int]:
     """``values`` as plain Python ints, each checked to be an integer in ``[0, 2**bits)``.
 
@@ -85,12 +99,7 @@ def coerce_ints(values: Sequence[Any], bits: int) -> list[int]:
     """
     out = []
     for i, x in enumerate(values):
-        try:
-            v = operator.index(x)
-        except TypeError:
-            raise TypeError(
-                f"element {i} is {_describe(x)} ({type(x).__name__}), not an integer; futbig arrays hold integers only"
-            ) from None
+        v = _element_int(i, x)
         if v < 0:
             raise ValueError(f"element {i} is negative ({_describe(v)}); an unsigned uint({bits}) holds 0 <= x < 2**{bits}")
         if v.bit_length() > bits:
@@ -292,3 +301,146 @@ def limbs_to_bytes(limbs: np.ndarray, bits: int, byteorder: str = "little") -> b
     if byteorder == "big":
         rows = rows[:, ::-1]
     return np.ascontiguousarray(rows).tobytes()
+
+
+# --------------------------------------------------------------------------
+# Two's complement (the signed dtype ``int(bits)``)
+#
+# A signed value is stored as its two's complement modulo ``2**bits``: the
+# same rows as an unsigned value (zero above ``bits``), so every kernel
+# keeps its contract. Limb arrays and byte records handed in or out hold
+# the two's complement of their own width (their top bit is the sign), like
+# ``int.to_bytes(..., signed=True)`` and a numpy int64 viewed as uint64.
+
+
+def _signed_range_error(i: int, value: int, bits: int) -> OverflowError:
+    return OverflowError(
+        f"element {i} ({_describe(value)}) does not fit in int({bits}), which holds "
+        f"-2**{bits - 1} <= x < 2**{bits - 1}; use a wider dtype"
+    )
+
+
+def coerce_signed_ints(values: Sequence[Any], bits: int) -> list[int]:
+    """``values`` as Python ints, each checked to be an integer in ``[-2**(bits-1), 2**(bits-1))``.
+
+    The first bad element raises (TypeError for a non-integer, OverflowError
+    for one out of range), naming its index.
+
+    >>> coerce_signed_ints([-128, 127, 128], 8)
+    Traceback (most recent call last):
+    ...
+    OverflowError: element 2 (128) does not fit in int(8), which holds -2**7 <= x < 2**7; use a wider dtype
+    """
+    half = 1 << (bits - 1)
+    out = []
+    for i, x in enumerate(values):
+        v = _element_int(i, x)
+        if not -half <= v < half:
+            raise _signed_range_error(i, v, bits)
+        out.append(v)
+    return out
+
+
+def signed_ints_to_limbs(values: Sequence[Any], bits: int, m: int) -> np.ndarray:
+    """Pack integers of ``int(bits)`` as ``(n, m)`` rows of their two's complement modulo ``2**bits``.
+
+    Each value is offset by ``2**(bits-1)`` (which maps the signed range onto
+    ``[0, 2**bits)``), packed by :func:`ints_to_limbs`, and the sign bit is
+    flipped back on the whole array: one addition per element in Python.
+
+    >>> signed_ints_to_limbs([-1, 5, -2**64], 65, 4).tolist()
+    [[18446744073709551615, 1, 0, 0], [5, 0, 0, 0], [0, 1, 0, 0]]
+    """
+    if not isinstance(values, (list, tuple)):
+        values = list(values)
+    half = 1 << (bits - 1)
+    try:
+        rows = ints_to_limbs([v + half for v in map(operator.index, values)], bits, m)
+    except (TypeError, ValueError, OverflowError):
+        coerce_signed_ints(values, bits)  # names the culprit
+        raise
+    top, bit = divmod(bits - 1, 64)
+    rows[:, top] ^= np.uint64(1 << bit)
+    return rows
+
+
+def limbs_to_signed_ints(limbs: np.ndarray, bits: int) -> list[int]:
+    """The Python ints of rows holding two's complement values of ``bits`` bits (zero above).
+
+    >>> limbs_to_signed_ints(np.array([[2**64 - 1, 1, 0, 0], [5, 0, 0, 0]], dtype=np.uint64), 65)
+    [-1, 5]
+    """
+    limbs = np.ascontiguousarray(limbs, dtype=np.uint64)
+    if bits <= 64:  # numpy sign-extends in C: shift the sign bit to the top, shift back arithmetically
+        shift = np.uint64(64 - bits)
+        return ((limbs[:, 0] << shift).view(np.int64) >> np.int64(64 - bits)).tolist()
+    full, half = 1 << bits, 1 << (bits - 1)
+    return [v - full if v >= half else v for v in limbs_to_ints(limbs)]
+
+
+def _bit_masks(lo: int, hi: int) -> list[tuple[int, np.uint64]]:
+    """``(limb, mask)`` pairs covering the bit positions ``lo <= p < hi``."""
+    out = []
+    for limb in range(lo // 64, -(-hi // 64)):
+        a, b = max(lo - 64 * limb, 0), min(hi - 64 * limb, 64)
+        if a < b:
+            out.append((limb, np.uint64(((1 << (b - a)) - 1) << a)))
+    return out
+
+
+def _sign_bits(rows: np.ndarray, width: int) -> np.ndarray:
+    """Bool per row: bit ``width - 1`` is set."""
+    top, bit = divmod(width - 1, 64)
+    return (rows[:, top] >> np.uint64(bit)) & np.uint64(1) != 0
+
+
+def sign_extend_rows(rows: np.ndarray, bits: int, width: int) -> np.ndarray:
+    """A copy of ``rows`` (values of ``bits`` bits, zero above) with the sign
+    bit repeated up to bit ``width - 1`` (``width <= 64 * rows.shape[1]``).
+
+    >>> sign_extend_rows(np.array([[0b1000, 0], [0b0100, 0]], dtype=np.uint64), 4, 66).tolist()
+    [[18446744073709551608, 3], [4, 0]]
+    """
+    out = np.array(rows, dtype=np.uint64)
+    if width > bits:
+        negative = _sign_bits(out, bits)
+        for limb, mask in _bit_masks(bits, width):
+            out[negative, limb] |= mask
+    return out
+
+
+def signed_rows(rows: np.ndarray, width: int, bits: int, m: int) -> np.ndarray:
+    """``(n, m)`` rows of ``int(bits)`` from ``rows`` holding two's complement
+    values of ``width`` bits (zero above): sign-extended when ``width < bits``,
+    checked to fit when wider (OverflowError naming the first element that
+    does not), cut to ``bits`` bits.
+
+    >>> signed_rows(np.array([[255], [1]], dtype=np.uint64), 8, 4, 4).tolist()
+    [[15, 0, 0, 0], [1, 0, 0, 0]]
+    >>> signed_rows(np.array([[255], [8]], dtype=np.uint64), 8, 4, 4)
+    Traceback (most recent call last):
+    ...
+    OverflowError: element 1 (8) does not fit in int(4), which holds -2**3 <= x < 2**3; use a wider dtype
+    """
+    n, k = rows.shape
+    out = np.zeros((n, max(m, k)), dtype=np.uint64)
+    out[:, :k] = rows
+    if width == 0:
+        return out[:, :m] * np.uint64(0)
+    if width < bits:
+        out = sign_extend_rows(out, width, bits)
+    elif width > bits and n:
+        negative = _sign_bits(out, width)
+        masks = _bit_masks(bits - 1, width)
+        ones = np.ones(n, dtype=bool)
+        zeros = np.ones(n, dtype=bool)
+        for limb, mask in masks:
+            ones &= out[:, limb] & mask == mask
+            zeros &= out[:, limb] & mask == 0
+        bad = np.where(negative, ~ones, ~zeros)
+        if bad.any():
+            i = int(np.argmax(bad))
+            raise _signed_range_error(i, limbs_to_signed_ints(out[i : i + 1], width)[0], bits)
+    for limb, mask in _bit_masks(bits, 64 * out.shape[1]):
+        out[:, limb] &= ~mask
+    return np.ascontiguousarray(out[:, :m])

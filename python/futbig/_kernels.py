@@ -38,12 +38,14 @@ __all__ = [
     "add",
     "add6",
     "bit_and",
+    "bit_length",
     "bit_not",
     "bit_or",
     "bit_xor",
     "broadcast",
     "cmp",
     "concatenate",
+    "count_flags",
     "divmod",
     "divmod_by",
     "divmod_limb",
@@ -57,6 +59,7 @@ __all__ = [
     "nonzero",
     "ntt_switches",
     "poly",
+    "popcount",
     "raise_on_flags",
     "resize",
     "right_shift",
@@ -106,6 +109,11 @@ def raise_on_flags(ctx: Context, flags: Device, error: Callable[[int, int], Exce
     first, count = ctx.call("flag_summary", flags)
     if count:
         raise error(int(first), int(count))
+
+
+def count_flags(ctx: Context, flags: Device) -> int:
+    """How many flags of an ``[n]u8`` vector are set (summarised on the device: two scalars come back)."""
+    return int(ctx.call("flag_summary", flags)[1])
 
 
 def exceeds(ctx: Context, bits: int, data: Device) -> Device:
@@ -302,3 +310,13 @@ def right_shift(ctx: Context, counts: int | np.ndarray, a: Device) -> Device:
     if isinstance(counts, int):
         return ctx.call("shr", counts, a)
     return ctx.call("shr_each", counts, a)
+
+
+def bit_length(ctx: Context, a: Device) -> np.ndarray:
+    """``[n]`` int64 on the host: the bit length of each (unsigned) row, 0 for zero."""
+    return ctx.to_host(ctx.call("bit_length", a))
+
+
+def popcount(ctx: Context, a: Device) -> np.ndarray:
+    """``[n]`` int64 on the host: the number of set bits of each row."""
+    return ctx.to_host(ctx.call("popcount", a))

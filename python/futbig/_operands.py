@@ -3,8 +3,9 @@
 An operand is a futbig :class:`~futbig.Array`, a scalar (anything with
 ``__index__``: int, bool, numpy integers, gmpy2 ``mpz``), or a sequence
 (list, tuple, numpy array) converted with the other operand's dtype. Scalars
-and sequences take the dtype of the array they meet and must fit in it;
-arrays of length 1 broadcast; mixing widths gives the common dtype
+and sequences take the dtype of the array they meet and must fit in it
+(negative ones only for signed arrays); arrays of length 1 broadcast;
+mixing widths or ``uint`` and ``int`` gives the common dtype
 (:meth:`~futbig.dtypes.BigIntType.result_type`).
 """
 from __future__ import annotations
@@ -67,9 +68,9 @@ def align(a: Any, b: Any, what: str) -> tuple[Array, Array, BigIntType]:
     dtype = a.dtype.result_type(b.dtype)
     m = max(a._m, b._m, dtype.storage_limbs)
     if a._m != m or a.dtype != dtype:
-        a = a._like(a.dtype._extend(a, m), dtype, m)
+        a = a._like(a.dtype._extend(a, m, dtype.bits), dtype, m)
     if b._m != m or b.dtype != dtype:
-        b = b._like(b.dtype._extend(b, m), dtype, m)
+        b = b._like(b.dtype._extend(b, m, dtype.bits), dtype, m)
     return a, b, dtype
 
 

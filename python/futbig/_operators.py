@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from . import arithmetic, bitwise, comparison
+from . import arithmetic, bitwise, comparison, number
 from ._operands import binary
 from .ndarray import Array
 
@@ -50,6 +50,7 @@ _OTHERS: dict[str, Callable[..., Any]] = {
     "rshift": bitwise.right_shift,
     "neg": arithmetic.negative,
     "invert": bitwise.bitwise_not,
+    "abs": number.absolute,
 }
 
 
@@ -79,4 +80,5 @@ for _name, _fn in _COMPARISONS.items():
 for _name, _fn in _OTHERS.items():
     setattr(Array, f"__{_name}__", _fn)
 Array.__pow__ = _pow  # type: ignore[method-assign]
+Array.bit_length = number.bit_length  # type: ignore[attr-defined]
 Array.__pos__ = _pos  # type: ignore[method-assign]

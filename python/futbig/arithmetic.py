@@ -17,7 +17,6 @@ from typing import Any, Callable
 from . import _kernels
 from ._operands import align, check_overflow_mode, limb_scalar, operand_kind, overflow_error
 from .creation import scalar
-from .dtypes import uint
 from .ndarray import Array
 
 # ``divmod`` is reachable as ``futbig.divmod`` but left out of ``futbig.__all__``
@@ -61,8 +60,9 @@ def _add_or_sub(a: Any, b: Any, overflow: str, what: str, symbol: str,
     """``kernel`` (add or sub) on the aligned operands; its carry or borrow flags raise with ``overflow="raise"``."""
     check_overflow_mode(overflow)
     a, b, dtype = align(a, b, symbol)
-    result, flags = kernel(a._ctx, dtype.bits, a._data, b._data)
+    result, carry = kernel(a._ctx, dtype.bits, a._data, b._data)
     if overflow == "raise":
+        flags = dtype._overflow_flags(a, b, result, carry, subtract=what == "sub")
         _kernels.raise_on_flags(a._ctx, flags, overflow_error(what, dtype, a._n))
     return a._like(result)
 
@@ -85,7 +85,8 @@ def multiply(a: Any, b: Any, overflow: str = "wrap") -> Array:
     """
     check_overflow_mode(overflow)
     for arr, other in ((a, b), (b, a)):
-        if isinstance(arr, Array) and (k := limb_scalar(arr, other)) is not None:
+        if isinstance(arr, Array) and (overflow == "wrap" or not arr.dtype.signed) \
+                and (k := limb_scalar(arr, other)) is not None:
             low, high = _kernels.mul_limb(arr._ctx, arr.bits, arr._data, k)
             if overflow == "raise":
                 _kernels.raise_on_flags(arr._ctx, _kernels.nonzero(arr._ctx, high),
@@ -95,8 +96,8 @@ def multiply(a: Any, b: Any, overflow: str = "wrap") -> Array:
     a, b, dtype = align(a, b, "*")
     ctx = a._ctx
     if overflow == "raise":
-        product = _kernels.sqr_full(ctx, a._data) if same else _kernels.mul_full(ctx, a._data, b._data)
-        _kernels.raise_on_flags(ctx, _kernels.exceeds(ctx, dtype.bits, product), overflow_error("mul", dtype, a._n))
+        product, wide, _ = dtype._mul_full(a, b, same)
+        _kernels.raise_on_flags(ctx, dtype._outside(ctx, product, wide.bits), overflow_error("mul", dtype, a._n))
         return a._like(_kernels.resize(ctx, product, a._m, dtype.bits))
     if same:
         return a._like(_kernels.sqr_lo(ctx, dtype.bits, a._data))
@@ -117,19 +118,20 @@ def square(a: Array) -> Array:
 
 
 def mul_full(a: Any, b: Any) -> Array:
-    """The exact product, of dtype ``uint(2 * bits)``.
+    """The exact product, of dtype ``uint(2 * bits)`` (``int(2 * bits)`` for signed operands).
 
     >>> import futbig as fb
     >>> a = fb.array([2**64 - 1], bits=64)
     >>> p = fb.mul_full(a, a)
     >>> p.dtype, p.to_ints() == [(2**64 - 1) ** 2]
     (uint(128), True)
+    >>> fb.mul_full(fb.array([-2**63], fb.int(64)), 2**63 - 1).to_ints() == [-2**63 * (2**63 - 1)]
+    True
     """
     same = a is b
     a, b, dtype = align(a, b, "mul_full")
-    ctx = a._ctx
-    product = _kernels.sqr_full(ctx, a._data) if same else _kernels.mul_full(ctx, a._data, b._data)
-    return a._like(product, uint(2 * dtype.bits), 2 * a._m)
+    product, wide, m = dtype._mul_full(a, b, same)
+    return a._like(product, wide, m)
 
 
 def divmod(a: Any, b: Any) -> tuple[Array, Array]:

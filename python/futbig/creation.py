@@ -14,6 +14,7 @@ import numpy as np
 
 from . import _backend, _kernels
 from .dtypes import BigIntType, as_dtype, uint
+from .signed import int as signed_int
 from .ndarray import Array, check_same_context, from_host, wrap
 
 __all__ = ["array", "concatenate", "frombytes", "full", "zeros"]
@@ -29,9 +30,10 @@ def array(data: Any, dtype: BigIntType | None = None, *, bits: int | None = None
     :func:`frombytes`); or another futbig array (converted with
     :meth:`Array.astype`; an array of another backend, or of a context
     that is no longer current, is copied onto the current backend through
-    the host). Give the type as ``dtype=fb.uint(bits)`` or ``bits=``;
-    without either, it is ``uint`` of the limb array's width, or the
-    smallest multiple of 64 bits that holds every value. A limb array with
+    the host). Give the type as ``dtype=fb.uint(bits)``, ``dtype=fb.int(bits)``
+    or ``bits=`` (unsigned); without either, it is ``uint`` of the limb
+    array's width, or the smallest multiple of 64 bits that holds every
+    value: ``uint`` when none is negative, else ``int``. A limb array with
     no limbs (``(n, 0)``) holds zeros and needs a dtype.
 
     >>> import futbig as fb
@@ -62,7 +64,7 @@ def array(data: Any, dtype: BigIntType | None = None, *, bits: int | None = None
         )
     values = data if isinstance(data, (list, tuple)) else list(data)
     if dtype is None:
-        dtype = uint(64 * max(1, -(-_max_bit_length(values) // 64)))
+        dtype = _default_dtype(values)
     return dtype.from_ints(values)
 
 
@@ -126,7 +128,7 @@ def concatenate(arrays: Sequence[Any], dtype: BigIntType | None = None) -> Array
         result = result.result_type(p.dtype)
     parts = [p.astype(result) for p in parts]
     m = max(p._m for p in parts)
-    data = [p._data if p._m == m else result._extend(p, m) for p in parts]
+    data = [p._data if p._m == m else result._extend(p, m, result.bits) for p in parts]
     lengths = [len(p) for p in parts]
     return wrap(_kernels.concatenate(ctx, data, lengths, m), sum(lengths), result, m, ctx)
 
@@ -152,6 +154,20 @@ def _resolve_dtype(dtype: Any, bits: int | None) -> BigIntType | None:
     if bits is not None:
         return uint(bits)
     return None if dtype is None else as_dtype(dtype)
+
+
+def _default_dtype(values: Sequence[Any]) -> BigIntType:
+    """``uint`` of the smallest multiple of 64 bits holding ``values``; ``int`` if one is negative."""
+    if any(_is_negative(v) for v in values):
+        return signed_int(64 * max(1, -(-(_max_bit_length(values) + 1) // 64)))
+    return uint(64 * max(1, -(-_max_bit_length(values) // 64)))
+
+
+def _is_negative(x: Any) -> bool:
+    try:
+        return operator.index(x) < 0
+    except TypeError:
+        return False  # not an integer: rejected when encoding
 
 
 def _max_bit_length(values: Sequence[Any]) -> int:
@@ -185,6 +201,11 @@ def _from_numpy(data: np.ndarray, dtype: BigIntType | None) -> Array:
         return array(data.tolist(), dtype)
     if data.dtype.kind not in "uib":
         raise TypeError(f"cannot make big integers from a numpy array of {data.dtype}; convert to integers first")
+    if data.dtype.kind == "i" and (dtype.signed if dtype is not None else data.size and (data < 0).any()):
+        # Two's complement of 64 bits: the limbs of int64 values (sign-extended by from_limbs).
+        return (dtype or signed_int(64)).from_limbs(data.astype(np.int64).view(np.uint64)[:, None])
+    if dtype is not None and dtype.signed:
+        return dtype.from_ints(data.tolist())
     if data.dtype.kind == "i" and data.size and (data < 0).any():
         i = int(np.argmax(data < 0))
         raise ValueError(f"element {i} is negative ({data[i]}); an unsigned {dtype or 'uint'} holds only x >= 0")

@@ -5,16 +5,21 @@
 >>> t, t.limbs, t.storage_limbs, t.max == 2**100 - 1
 (uint(100), 2, 4, True)
 
-How a signed type slots in: everything that depends on the meaning of the
-bits lives on the dtype (:class:`BigIntType`): checking and encoding Python
-ints (:meth:`BigIntType.encode`), decoding rows, the common type of two
-dtypes, extending to a wider storage, comparing, dividing (also by a
-one-limb scalar) and shifting right. :class:`~futbig.Array` and the
-operation families (``arithmetic``, ``bitwise``, ``comparison``) only move
-rows, check lengths and backends, and call those hooks. ``int(bits)`` (two's
-complement) subclasses :class:`BigIntType` in a module of its own and
-overrides just those hooks (``+ - * << & | ^ ~`` and negation are the same
-bit operations for both), so adding it rewrites nothing here.
+Everything that depends on the meaning of the bits lives on the dtype
+(:class:`BigIntType`): checking and encoding Python ints
+(:meth:`BigIntType.encode`), decoding rows, the common type of two dtypes,
+extending to a wider width, comparing, dividing (also by a one-limb scalar),
+shifting right, detecting overflow, full products, absolute values and
+signs, and the limbs and bytes handed out. :class:`~futbig.Array` and the
+operation families (``arithmetic``, ``bitwise``, ``comparison``,
+``number``) only move rows, check lengths and backends, and call those
+hooks. :class:`uint` here is unsigned; the signed ``int(bits)`` (two's
+complement, :mod:`futbig.signed`) overrides the same hooks (``+ - * << & |
+^ ~`` and negation are the same bit operations for both).
+
+Mixing ``uint`` and ``int`` follows numpy: the common type is the smallest
+signed type that holds both, ``int(max(u + 1, s))`` for ``uint(u)`` and
+``int(s)``, so results and comparisons are exact.
 """
 from __future__ import annotations
 
@@ -24,7 +29,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Iterable, Sequence
 
 import numpy as np
 
-from . import _backend, _kernels
+from . import _backend, _kernels, _twos
 from ._convert import (
     bytes_to_limbs,
     ints_to_limbs,
@@ -151,8 +156,9 @@ class BigIntType:
         """The dtype of an operation on this and ``other``."""
         raise NotImplementedError
 
-    def _extend(self, arr: Array, m: int) -> Device:
-        """``arr``'s rows stored in ``m`` limbs (``m`` large enough)."""
+    def _extend(self, arr: Array, m: int, bits: int) -> Device:
+        """``arr``'s rows (values of this dtype) as ``bits``-bit values in ``m`` limbs
+        (``bits >= self.bits`` and ``m`` large enough): zero- or sign-extended."""
         raise NotImplementedError
 
     def _compare(self, a: Array, b: Array) -> np.ndarray:
@@ -168,6 +174,32 @@ class BigIntType:
         raise NotImplementedError
 
     def _right_shift(self, a: Array, counts: int | np.ndarray) -> Device:
+        raise NotImplementedError
+
+    def _overflow_flags(self, a: Array, b: Array, result: Device, carry: Device, subtract: bool) -> Device:
+        """``[n]u8`` flags of the instances where ``a + b`` (or ``a - b``) left the
+        type's range, given the wrapped ``result`` and the unsigned ``carry`` (borrow)."""
+        raise NotImplementedError
+
+    def _mul_full(self, a: Array, b: Array, same: bool) -> tuple[Device, BigIntType, int]:
+        """The exact products (``same``: ``a`` is ``b``) as ``(rows, dtype of 2*bits, limbs)``."""
+        raise NotImplementedError
+
+    def _outside(self, ctx: Any, x: Device, width: int) -> Device:
+        """``[n]u8`` flags of the rows of ``x`` (values of this kind, ``width`` bits) that this dtype cannot hold."""
+        raise NotImplementedError
+
+    def _abs(self, a: Array) -> Device:
+        """``|a|`` modulo ``2**bits``."""
+        raise NotImplementedError
+
+    def _sign(self, a: Array) -> Device:
+        """-1, 0 or 1 per element, in this dtype."""
+        raise NotImplementedError
+
+    def _host_rows(self, rows: np.ndarray, width: int) -> np.ndarray:
+        """Host rows of this dtype as the ``width``-bit limbs or bytes handed out
+        (``to_limbs``, ``tobytes``): unchanged for unsigned, sign-extended for signed."""
         raise NotImplementedError
 
 
@@ -199,11 +231,13 @@ class uint(BigIntType):
         return limbs_to_ints(limbs)
 
     def result_type(self, other: BigIntType) -> BigIntType:
-        if not isinstance(other, uint):
-            raise TypeError(f"no common dtype for {self} and {other}")
-        return self if self._bits >= other.bits else other
+        if isinstance(other, uint):
+            return self if self._bits >= other.bits else other
+        if getattr(other, "signed", False):
+            return other.result_type(self)
+        raise TypeError(f"no common dtype for {self} and {other}")
 
-    def _extend(self, arr: Array, m: int) -> Device:
+    def _extend(self, arr: Array, m: int, bits: int) -> Device:
         return _kernels.resize(arr._ctx, arr._data, m, self._bits)
 
     def _compare(self, a: Array, b: Array) -> np.ndarray:
@@ -222,12 +256,32 @@ class uint(BigIntType):
     def _right_shift(self, a: Array, counts: int | np.ndarray) -> Device:
         return _kernels.right_shift(a._ctx, counts, a._data)
 
+    def _overflow_flags(self, a: Array, b: Array, result: Device, carry: Device, subtract: bool) -> Device:
+        return carry
+
+    def _mul_full(self, a: Array, b: Array, same: bool) -> tuple[Device, BigIntType, int]:
+        ctx = a._ctx
+        product = _kernels.sqr_full(ctx, a._data) if same else _kernels.mul_full(ctx, a._data, b._data)
+        return product, uint(2 * self._bits), 2 * a._m
+
+    def _outside(self, ctx: Any, x: Device, width: int) -> Device:
+        return _kernels.exceeds(ctx, self._bits, x)
+
+    def _abs(self, a: Array) -> Device:
+        return a._data
+
+    def _sign(self, a: Array) -> Device:
+        return _twos.unsigned_sign(a._ctx, self._bits, a._data)
+
+    def _host_rows(self, rows: np.ndarray, width: int) -> np.ndarray:
+        return rows
+
 
 def as_dtype(dtype: Any) -> BigIntType:
     """``dtype`` if it is a futbig dtype, else a TypeError that says what to pass."""
     if isinstance(dtype, BigIntType):
         return dtype
-    raise TypeError(f"dtype must be a futbig dtype such as futbig.uint(4096), not {dtype!r}")
+    raise TypeError(f"dtype must be a futbig dtype such as futbig.uint(4096) or futbig.int(4096), not {dtype!r}")
 
 
 # The array module imports this one: imported last, used when a constructor runs.

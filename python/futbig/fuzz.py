@@ -12,7 +12,9 @@ bits - 1, bits and far beyond; exponents 0 to 40. ``divmod`` batches hold
 divisors of every length (which the kernels divide through the reciprocal
 above 16 limbs), ``divmod_one_length`` batches divisors of one length with
 top limbs 1, 2^63, all ones or random (long division), ``divmod_newton``
-forces the reciprocal at every width.
+forces the reciprocal at every width. The ``int_*`` operations read the
+operands as ``fb.int(bits)`` (two's complement: every pattern is a signed
+value, the extremes included) and check the signed compositions.
 
 Cases are spread over the widths in inverse proportion to the square root
 of their limbs (to their limbs for products, divisions, power and poly), at
@@ -183,6 +185,7 @@ class FuzzOp:
     divisor: str = ""  # "any": zeros included; "nonzero": b != 0 (the API raises); "one length": see below
     extra: str = ""  # "count", "counts", "exponent", "limb": what else each batch draws
     quadratic: bool = False  # cost grows with the square of the width: fewer cases at wide widths
+    signed: bool = False  # runs on the operands read as fb.int(bits): widths of 2 bits and more
 
 
 def _mask(bits: int) -> Any:
@@ -198,6 +201,12 @@ def _lo_hi(values: list, bits: int) -> tuple[list, list]:
 def _low(values: list, bits: int) -> tuple[list]:
     m = _mask(bits)
     return ([v & m for v in values],)
+
+
+def _signed(values: list, bits: int) -> list:
+    """The values (below ``2**bits``) read as ``bits``-bit two's complement."""
+    top, half = gmpy2.mpz(1) << bits, gmpy2.mpz(1) << (bits - 1)
+    return [v - top if v >= half else v for v in values]
 
 
 def _divmod(xs: list, ys: list) -> tuple[list, list, list]:
@@ -222,6 +231,21 @@ def _ops() -> dict[str, FuzzOp]:
     def api(f):
         """Run ``f(fb, a, b, extra)`` through the Python API; its result's limbs come back."""
         return lambda fb, ctx, bits, a, b, extra: (f(fb, a, b, extra).to_limbs(),)
+
+    def signed(f):
+        """Run ``f(fb, a, b, extra)`` on the operands read as ``fb.int(bits)``; the result's two's
+        complement bits come back (a numpy result, such as a comparison, as it is)."""
+        def run(fb, ctx, bits, a, b, extra):
+            t = fb.int(bits)
+            result = f(fb, a.astype(t), None if b is None else b.astype(t), extra)
+            return (result if isinstance(result, np.ndarray) else result.astype(fb.uint(result.bits)).to_limbs(),)
+        return run
+
+    def signed_oracle(f, wide=1):
+        """GMP's ``f(sxs, sys, extra, bits)`` on the signed values, as ``wide * bits``-bit two's complement."""
+        return lambda xs, ys, e, bits: tuple(
+            _low(col, wide * bits)[0] if wide else col
+            for col in f(_signed(xs, bits), _signed(ys, bits), e, bits))
 
     width = lambda bits, ctx: [bits]
     # The divmod entry's leading scalars: the backend's switch points and one method (futbig._kernels).
@@ -295,6 +319,21 @@ def _ops() -> dict[str, FuzzOp]:
         FuzzOp("poly", entry("poly", lambda bits, ctx: [_kernels.ON_CPU[ctx.name], bits]),
                lambda xs, ys, e, bits: _low([(x * x + y) * (y * y + y) + x * y for x, y in zip(xs, ys)], bits),
                quadratic=True),
+        FuzzOp("int_mul_full", signed(lambda fb, a, b, e: fb.mul_full(a, b)),
+               signed_oracle(lambda xs, ys, e, bits: ([x * y for x, y in zip(xs, ys)],), wide=2),
+               quadratic=True, signed=True),
+        FuzzOp("int_floordiv", signed(lambda fb, a, b, e: a // b),
+               signed_oracle(lambda xs, ys, e, bits: ([x // y for x, y in zip(xs, ys)],)),
+               divisor="nonzero", quadratic=True, signed=True),
+        FuzzOp("int_mod", signed(lambda fb, a, b, e: a % b),
+               signed_oracle(lambda xs, ys, e, bits: ([x % y for x, y in zip(xs, ys)],)),
+               divisor="nonzero", quadratic=True, signed=True),
+        FuzzOp("int_shr_each", signed(lambda fb, a, b, ks: a >> ks),
+               signed_oracle(lambda xs, ys, ks, bits: ([x >> count(k, bits) for x, k in zip(xs, ks.tolist())],)),
+               binary=False, extra="counts", signed=True),
+        FuzzOp("int_compare", signed(lambda fb, a, b, e: fb.compare(a, b)),
+               signed_oracle(lambda xs, ys, e, bits: ([(x > y) - (x < y) for x, y in zip(xs, ys)],), wide=0),
+               signed=True),
     ]
     return {op.name: op for op in ops}
 
@@ -303,7 +342,8 @@ def _ops() -> dict[str, FuzzOp]:
 OP_NAMES = ["add", "sub", "mul", "square", "mul_full", "sqr_full", "mul_classical", "mul_ntt", "mul_full_ntt",
             "sqr_ntt", "mul_limb", "divmod", "divmod_long",
             "divmod_newton", "divmod_one_length", "floordiv", "mod", "div_limb", "shl", "shr", "shl_each", "shr_each", "and", "or", "xor",
-            "not", "neg", "compare", "power", "add6", "poly"]
+            "not", "neg", "compare", "power", "add6", "poly", "int_mul_full", "int_floordiv", "int_mod",
+            "int_shr_each", "int_compare"]
 
 
 def _extra(rng: np.random.Generator, op: FuzzOp, n: int, bits: int) -> Any:
@@ -425,8 +465,9 @@ def fuzz(op_names: list[str], widths: list[int], cases: int, seed: int, batch_bi
         op = ops[name]
         t0 = said = time.perf_counter()
         done = 0
-        per_width = _allocation(widths, cases, op.quadratic)
-        for bits, count in zip(widths, per_width):
+        op_widths = [w for w in widths if w >= 2] if op.signed else widths
+        per_width = _allocation(op_widths, cases, op.quadratic)
+        for bits, count in zip(op_widths, per_width):
             size = max(1, min(count, batch_bits // (64 * -(-bits // 64))))
             for batch, start in enumerate(range(0, count, size)):
                 rng = np.random.default_rng(_seed_of(seed, name, bits, batch))

@@ -128,6 +128,8 @@ class Array:
     def to_limbs(self, limb_dtype: Any = np.uint64) -> np.ndarray:
         """The stored bits as an ``(n, k)`` array of uint64 (``k = ceil(bits/64)``) or
         uint32 (``k = ceil(bits/32)``) limbs, least significant first; no padding.
+        Signed values are two's complement sign-extended to the ``k`` limbs
+        (an ``int(64)`` array's limbs viewed as numpy int64 are its values).
 
         >>> import futbig as fb
         >>> fb.array([2**64 + 3], bits=65).to_limbs()
@@ -136,21 +138,25 @@ class Array:
         array([[3, 1]], dtype=uint32)
         """
         limb_dtype = np.dtype(limb_dtype)
-        host = self._host_limbs()
+        if limb_dtype not in (np.uint64, np.uint32):
+            raise TypeError(f"to_limbs gives uint64 or uint32 limbs, not {limb_dtype}")
+        bits_per_limb = 8 * limb_dtype.itemsize
+        k = -(-self._dtype.bits // bits_per_limb)
+        host = self._dtype._host_rows(self._host_limbs(), k * bits_per_limb)
         if limb_dtype == np.uint64:
-            return np.ascontiguousarray(host[:, : self._dtype.limbs])
-        if limb_dtype == np.uint32:
-            return np.ascontiguousarray(host.view("<u4")[:, : -(-self._dtype.bits // 32)])
-        raise TypeError(f"to_limbs gives uint64 or uint32 limbs, not {limb_dtype}")
+            return np.ascontiguousarray(host[:, :k])
+        return np.ascontiguousarray(host.view("<u4")[:, :k])
 
     def tobytes(self, byteorder: str = "little") -> bytes:
-        """The stored bits as ``ceil(bits/8)`` bytes per element, concatenated.
+        """The stored bits as ``ceil(bits/8)`` bytes per element, concatenated
+        (signed values as ``int.to_bytes(..., signed=True)`` writes them).
 
         >>> import futbig as fb
         >>> fb.array([1, 258], bits=16).tobytes("big")
         b'\\x00\\x01\\x01\\x02'
         """
-        return limbs_to_bytes(self._host_limbs(), self._dtype.bits, byteorder)
+        width = 8 * -(-self._dtype.bits // 8)
+        return limbs_to_bytes(self._dtype._host_rows(self._host_limbs(), width), width, byteorder)
 
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
         """The values as a numpy array (what ``numpy.asarray(a)`` calls): a host copy.
@@ -241,18 +247,26 @@ class Array:
         return wrap(_kernels.gather(self._ctx, self._data, idx), len(idx), self._dtype, self._m, self._ctx)
 
     def astype(self, dtype: BigIntType) -> Array:
-        """The values in another width, reduced modulo ``2**dtype.bits`` when narrower (like numpy).
+        """The values in another dtype, like numpy: widening keeps the value
+        (zero-extends unsigned, sign-extends signed values), and the result
+        is then read as ``dtype``'s bits modulo ``2**dtype.bits`` (between
+        ``uint`` and ``int`` of one width the bits are reinterpreted).
 
         >>> import futbig as fb
         >>> fb.array([2**64 + 5], bits=128).astype(fb.uint(64)).to_ints()
         [5]
+        >>> a = fb.array([-1, 5], fb.int(64))
+        >>> a.astype(fb.uint(64)).to_ints() == [2**64 - 1, 5], a.astype(fb.uint(80)).to_ints() == [2**80 - 1, 5]
+        (True, True)
         """
         dtype = as_dtype(dtype)
         if dtype == self._dtype:
             return self
         if dtype.bits > self._dtype.bits:
             m = max(dtype.storage_limbs, self._m)
-            return self._like(self._dtype._extend(self, m), dtype, m)
+            return self._like(self._dtype._extend(self, m, dtype.bits), dtype, m)
+        if dtype.bits == self._dtype.bits:
+            return self._like(self._data, dtype)
         m = dtype.storage_limbs
         return self._like(_kernels.resize(self._ctx, self._data, m, dtype.bits), dtype, m)
 
