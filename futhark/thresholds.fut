@@ -33,20 +33,32 @@ def mul_block_threads : i64 = 128
 -- (from 24 limbs the rows no longer fit in registers).
 def thread_mul_limbs : i64 = 20
 
+-- The switches to the NTT.  An NTT product costs about the same for every
+-- width that pads to one transform length (4m digits rounded up to a power
+-- of two), a classical one grows with the width, so each switch lies inside
+-- the octave where the two cross (docs/multiplication.md, the ladder's
+-- table).  H200, classical / NTT: `mul_lo` 32768 bits 18683 / 19388,
+-- 65536 bits 34644 / 22622; `mul_full` 8192 bits 14244 / 18395, 16384 bits
+-- 22003 / 19942; `sqr_lo` 16384 bits 10658 / 14608, 32768 bits 18566 /
+-- 15065.  On multicore (2 cores, 2^23-bit batches, noisy): `mul_lo` 32768
+-- bits 36535 / 38336, 65536 bits 82083 / 56968; `mul_full` 16384 bits
+-- 40275 / 54012, 32768 bits 73652 / 43797; `sqr_lo` 16384 bits 26299 /
+-- 43460, 32768 bits 55086 / 36605.
+
 -- | Widths (limbs) from which `mul_lo` multiplies by the NTT rather than
--- classically (docs/multiplication.md, the ladder's table).
-def ntt_lo_limbs (cpu: bool) : i64 = if cpu then 64 else 256
+-- classically.
+def ntt_lo_limbs (_cpu: bool) : i64 = 640 -- the same crossover on the H200 and on multicore
 
 -- | Widths (limbs) from which `mul_full` multiplies by the NTT: classical
--- full products cost twice the low half, the NTT's the same.
-def ntt_full_limbs (cpu: bool) : i64 = if cpu then 32 else 128
+-- full products cost about twice the low half, the NTT's the same.
+def ntt_full_limbs (cpu: bool) : i64 = if cpu then 288 else 224
 
 -- | Widths (limbs) from which `sqr_lo` squares by the NTT (one forward
 -- transform per prime instead of two).
-def ntt_sqr_lo_limbs (cpu: bool) : i64 = if cpu then 64 else 256
+def ntt_sqr_lo_limbs (cpu: bool) : i64 = if cpu then 352 else 416
 
 -- | Widths (limbs) from which `sqr_full` squares by the NTT.
-def ntt_sqr_full_limbs (cpu: bool) : i64 = if cpu then 32 else 128
+def ntt_sqr_full_limbs (cpu: bool) : i64 = if cpu then 272 else 160
 
 -- | Instances (threads) per block of the per-thread multiplication
 -- kernels.  Chosen when the kernels were written; not re-measured since.
