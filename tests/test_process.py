@@ -69,6 +69,13 @@ OUT_OF_MEMORY = """
 """
 
 
+def _unexpected(stderr: str) -> str:
+    """``stderr`` without the one line Futhark 0.25.27 prints whenever a CUDA context starts on
+    a GPU newer than it knows (docs/gpu.md); anything else a clean exit must not print."""
+    known = "Warning: device compute capability is"
+    return "".join(line for line in stderr.splitlines(keepends=True) if not line.startswith(known)).strip()
+
+
 def _cuda_total_memory() -> int:
     import ctypes
 
@@ -166,7 +173,7 @@ def _clean_exit_script(body: str) -> str:
 def test_exit_is_clean_whatever_the_order_of_finalization(body):
     done = run_python(_clean_exit_script(body), timeout=60, env=POISON)
     assert done.returncode == 0, f"exit code {done.returncode}\n{done.stdout}\n{done.stderr}"
-    assert done.stderr == "", done.stderr  # no "Unreferencing block ..." read from a freed context
+    assert _unexpected(done.stderr) == "", done.stderr  # no "Unreferencing block ..." read from a freed context
 
 
 def test_many_runs_all_exit(tmp_path):
@@ -213,4 +220,4 @@ def test_many_runs_all_exit(tmp_path):
     done = run_python(launcher, str(script), str(runs), timeout=300, env=POISON)
     assert done.returncode == 0, f"exit code {done.returncode}\n{done.stdout}\n{done.stderr}"
     assert "failures: []" in done.stdout, done.stdout + done.stderr
-    assert done.stderr == "", done.stderr
+    assert _unexpected(done.stderr) == "", done.stderr

@@ -40,7 +40,8 @@ def test_pickle_round_trip_in_another_process(backend, rng, dtype):
     )
     python = Path(__file__).resolve().parent.parent / "python"
     for name in TEST_BACKENDS:
-        env = dict(os.environ, FUTBIG_BACKEND=name, PYTHONPATH=str(python))
+        env = dict(os.environ, FUTBIG_BACKEND=name,
+                   PYTHONPATH=os.pathsep.join(filter(None, [str(python), os.environ.get("PYTHONPATH")])))
         out = subprocess.run([sys.executable, "-c", script], input=data, capture_output=True, env=env, check=True)
         got = eval(out.stdout.decode())  # noqa: S307  (our own repr of ints and strings)
         assert got == (values, values[2:5], str(dtype), True, name)

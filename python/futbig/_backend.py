@@ -222,6 +222,12 @@ class Context:
         cfg = lib.futhark_context_config_new()
         if self.profiling:
             lib.futhark_context_config_set_profiling(cfg, 1)
+        # Futhark's CUDA backend allocates managed (unified) memory where the GPU supports it, so a
+        # batch larger than the GPU spills into host memory until the host's OOM killer ends the
+        # process (seen on the H200, 2026-11-23); device memory only gives a MemoryError instead.
+        unified = getattr(lib, "futhark_context_config_set_unified_memory", None)
+        if unified is not None:
+            unified(cfg, 0)
         cache = _cache_file(name, module)
         if cache:
             lib.futhark_context_config_set_cache_file(cfg, cache.encode())

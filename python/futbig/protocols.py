@@ -23,11 +23,12 @@ all of futbig's queued work, so the consumer may use the memory on any stream.
 >>> a = fb.array([-5, 2**70], fb.int(100))
 >>> pickle.loads(pickle.dumps(a)).to_ints() == a.to_ints()
 True
->>> view = np.from_dlpack(a)
->>> view.shape, view.dtype, view.flags.writeable, int(view[0, 0]) == 2**64 - 5
-((2, 4), dtype('uint64'), False, True)
->>> fb.from_dlpack(view, fb.int(100)).to_ints() == a.to_ints()
-True
+
+On a CPU backend (on ``cuda`` the same with ``cupy`` in place of ``np``)::
+
+    view = np.from_dlpack(a)   # (2, 4) uint64, read-only, no copy
+    int(view[0, 0]) == 2**64 - 5
+    fb.from_dlpack(view, fb.int(100)).to_ints() == a.to_ints()
 """
 from __future__ import annotations
 
