@@ -208,10 +208,9 @@ def sum(a: Array, dtype: BigIntType | None = None) -> int:  # noqa: A001
 def prod(a: Array, dtype: BigIntType | None = None) -> int:
     """The product of the elements, a Python int.
 
-    Exact by default: a product tree of full products (:func:`mul_full`), the
-    width doubling at each of the ``log2(n)`` levels, so its last products
-    have about ``n * bits`` bits each (the widest multiplications are not tuned:
-    keep ``n * bits`` to a few million bits, or give ``dtype``). With
+    Exact by default: a product tree of full products (:func:`mul_full`) in
+    ``log2(n)`` levels, each level's products cut to the narrowest width that
+    holds them, so the last product is about as wide as the result. With
     ``dtype`` (a futbig dtype), like numpy's ``dtype=``: the elements are
     converted to it and multiplied modulo ``2**dtype.bits``. An empty array
     gives 1.
@@ -230,8 +229,16 @@ def prod(a: Array, dtype: BigIntType | None = None) -> int:
         if len(x) % 2:
             x = concatenate([x, full(1, 1, x.dtype)])
         h = len(x) // 2
-        x = mul_full(x[:h], x[h:])
+        x = _narrowest(mul_full(x[:h], x[h:]))
     return x[0]
+
+
+def _narrowest(x: Array) -> Array:
+    """``x`` in the narrowest dtype of its kind (a multiple of 64 bits) that holds
+    every element: a product tree's widths then follow its values, not ``2**level * bits``."""
+    need = int(bit_length(x).max()) + x.dtype.signed
+    bits = -(-builtins.max(need, 1) // 64) * 64
+    return x.astype(type(x.dtype)(bits)) if bits < x.bits else x
 
 
 def argsort(a: Array) -> np.ndarray:
