@@ -1,0 +1,35 @@
+"""The programs in examples/ run, with small sizes, on every tested backend.
+
+Each example checks its own results against gmpy2 (an AssertionError on a
+mismatch) and prints its timing; here it runs in-process with the backend
+under test selected.
+"""
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+
+
+def load(name: str):
+    spec = importlib.util.spec_from_file_location(f"example_{name}", EXAMPLES / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize(
+    "name, args, says",
+    [
+        ("factorial", ["3000"], "both equal to GMP's"),  # a tree of 12 levels
+        ("factorial", ["1"], "both equal to GMP's"),
+        ("sqrt_digits", ["37"], "all 37 roots equal to GMP's"),
+    ],
+)
+def test_example_checks_itself_against_gmp(backend, capsys, name, args, says):
+    assert load(name).main(args) == 0
+    out = capsys.readouterr().out
+    assert says in out and f"futbig backend {backend}" in out, out
