@@ -220,6 +220,7 @@ def test_number_functions(backend, rng, dtype):
     assert fb.sum(A, dtype=dtype) == (signed(sum(a), bits) if dtype.signed else sum(a) % 2**bits)
     assert fb.sum(A[:0]) == 0 and fb.prod(A[:0]) == 1
     assert fb.prod(A[:7]) == math.prod(a[:7])
+    assert fb.prod(A) == math.prod(a)  # the tree cuts each level to its values: extremes and signs at every level
     assert fb.prod(A, dtype=dtype) == (signed(math.prod(a), bits) if dtype.signed else math.prod(a) % 2**bits)
     b = a[::-1]
     B = fb.array(b, dtype)
