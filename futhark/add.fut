@@ -145,11 +145,12 @@ local def addsub_rows [n][m] (bits: i64) (invert: bool) (cin: carry)
        a b
   |> unzip
 
--- `opx a + opy b + cin`, with `opx`/`opy` given per quad and per limb.
-local def addsub [n][m] (bits: i64) (invert: bool) (cin: carry)
+-- `opx a + opy b + cin`, with `opx`/`opy` given per quad and per limb:
+-- block kernels on the GPU up to `max_block_limbs`, rows otherwise.
+local def addsub [n][m] (cpu: bool) (bits: i64) (invert: bool) (cin: carry)
                         (opx: (quad -> quad, u64 -> u64)) (opy: (quad -> quad, u64 -> u64))
                         (a: [n][m]u64) (b: [n][m]u64) : ([n][m]u64, [n]u8) =
-  if m <= max_block_limbs
+  if m <= max_block_limbs && !(add_by_rows cpu)
   then addsub_blocks bits invert cin opx.0 opy.0 a b
   else addsub_rows bits invert cin opx.1 opy.1 a b
 
@@ -158,13 +159,14 @@ local def complement = (not_quad, \(x: u64) -> !x)
 local def zero = (const zero_quad, const 0u64)
 
 -- | `(a + b mod 2^bits, carry)` with carry = 1 iff `a + b >= 2^bits`.
-def add [n][m] (bits: i64) (a: [n][m]u64) (b: [n][m]u64) : ([n][m]u64, [n]u8) =
-  addsub bits false carry_none keep keep a b
+-- `cpu` is true on the `c` and `multicore` backends (thresholds.fut).
+def add [n][m] (cpu: bool) (bits: i64) (a: [n][m]u64) (b: [n][m]u64) : ([n][m]u64, [n]u8) =
+  addsub cpu bits false carry_none keep keep a b
 
 -- | `(a - b mod 2^bits, borrow)` with borrow = 1 iff `a < b`.
-def sub [n][m] (bits: i64) (a: [n][m]u64) (b: [n][m]u64) : ([n][m]u64, [n]u8) =
-  addsub bits true carry_one keep complement a b
+def sub [n][m] (cpu: bool) (bits: i64) (a: [n][m]u64) (b: [n][m]u64) : ([n][m]u64, [n]u8) =
+  addsub cpu bits true carry_one keep complement a b
 
 -- | `-a mod 2^bits`, computed as `0 + ~a + 1` (the first operand is not read).
-def neg [n][m] (bits: i64) (a: [n][m]u64) : [n][m]u64 =
-  (addsub bits true carry_one zero complement a a).0
+def neg [n][m] (cpu: bool) (bits: i64) (a: [n][m]u64) : [n][m]u64 =
+  (addsub cpu bits true carry_one zero complement a a).0

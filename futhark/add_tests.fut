@@ -14,7 +14,7 @@ import "testing"
 -- input { 129i64 [[18446744073709551615u64, 18446744073709551615u64, 0u64, 0u64]]
 --                [[1u64, 0u64, 0u64, 0u64]] }
 -- output { [[0u64, 0u64, 1u64, 0u64]] [0u8] }
-entry test_add_small [n][m] (bits: i64) (a: [n][m]u64) (b: [n][m]u64) = add bits a b
+entry test_add_small [n][m] (bits: i64) (a: [n][m]u64) (b: [n][m]u64) = add false bits a b
 
 -- ==
 -- entry: test_sub_small
@@ -23,15 +23,16 @@ entry test_add_small [n][m] (bits: i64) (a: [n][m]u64) (b: [n][m]u64) = add bits
 -- output { [[18446744073709551615u64, 18446744073709551615u64, 0u64, 0u64],
 --           [18446744073709551614u64, 18446744073709551615u64,
 --            18446744073709551615u64, 18446744073709551615u64]] [0u8, 1u8] }
-entry test_sub_small [n][m] (bits: i64) (a: [n][m]u64) (b: [n][m]u64) = sub bits a b
+entry test_sub_small [n][m] (bits: i64) (a: [n][m]u64) (b: [n][m]u64) = sub false bits a b
 
 -- ==
 -- entry: test_neg_small
 -- input { 70i64 [[1u64, 0u64, 0u64, 0u64], [0u64, 0u64, 0u64, 0u64]] }
 -- output { [[18446744073709551615u64, 63u64, 0u64, 0u64], [0u64, 0u64, 0u64, 0u64]] }
-entry test_neg_small [n][m] (bits: i64) (a: [n][m]u64) = neg bits a
+entry test_neg_small [n][m] (bits: i64) (a: [n][m]u64) = neg false bits a
 
--- Self-checking: (seed, n, m, bits).
+-- Self-checking: (seed, n, m, bits), in both layouts (`cpu` false: the
+-- GPU's block kernels; true: rows).
 -- ==
 -- entry: test_add test_sub test_neg
 -- input { 1u64 0i64 4i64 256i64 }     output { true }
@@ -54,28 +55,27 @@ entry test_neg_small [n][m] (bits: i64) (a: [n][m]u64) = neg bits a
 entry test_add (seed: u64) (n: i64) (m: i64) (bits: i64) : bool =
   let a = gen seed n m bits
   let b = gen (seed + 100) n m bits
-  let (ws, cs) = add bits a b
-  let ok = map4 (\x y w c ->
-                   let (full, cout) = ref_add 0 x y
-                   let ref_c = bit_at (full ++ [cout]) bits
-                   in and (map2 (==) w (mask_row bits full)) && u64.u8 c == ref_c)
-                a b ws cs
-  in and ok
+  let check (ws, cs) =
+    and (map4 (\x y w c ->
+                 let (full, cout) = ref_add 0 x y
+                 let ref_c = bit_at (full ++ [cout]) bits
+                 in and (map2 (==) w (mask_row bits full)) && u64.u8 c == ref_c)
+              a b ws cs)
+  in check (add false bits a b) && check (add true bits a b)
 
 entry test_sub (seed: u64) (n: i64) (m: i64) (bits: i64) : bool =
   let a = gen seed n m bits
   let b = gen (seed + 100) n m bits
-  let (ws, bs) = sub bits a b
-  let ok = map4 (\x y w br ->
-                   let (full, bout) = ref_sub x y
-                   in and (map2 (==) w (mask_row bits full)) && u64.u8 br == bout)
-                a b ws bs
-  in and ok
+  let check (ws, bs) =
+    and (map4 (\x y w br ->
+                 let (full, bout) = ref_sub x y
+                 in and (map2 (==) w (mask_row bits full)) && u64.u8 br == bout)
+              a b ws bs)
+  in check (sub false bits a b) && check (sub true bits a b)
 
 entry test_neg (seed: u64) (n: i64) (m: i64) (bits: i64) : bool =
   let a = gen seed n m bits
-  let ws = neg bits a
-  let ok = map2 (\x w -> let (full, _) = ref_sub (map (const 0) x) x
-                         in and (map2 (==) w (mask_row bits full)))
-                a ws
-  in and ok
+  let check ws = and (map2 (\x w -> let (full, _) = ref_sub (map (const 0) x) x
+                                    in and (map2 (==) w (mask_row bits full)))
+                          a ws)
+  in check (neg false bits a) && check (neg true bits a)

@@ -103,6 +103,36 @@ local def div_limb_one [m] (u: [m]u64) (d: u64) : ([m]u64, u64) =
   let q = map (\i -> (divlu (if i + 1 < m then rems[i + 1] else 0) u[i] d).0) (iota m)
   in (q, if m == 0 then 0 else rems[0])
 
+-- | floor((u1*B + u0) / d) and the remainder, for a normalised d (top bit
+-- set), u1 < d and `v = reciprocal_word d` (Möller and Granlund, "Improved
+-- division by invariant integers", 2011, Algorithm 4): two products and
+-- no division.
+def div2by1 (v: u64) (d: u64) (u1: u64) (u0: u64) : (u64, u64) =
+  -- (q1, q0) = v*u1 + (u1 + 1, u0)
+  let p0 = v * u1
+  let q0 = p0 + u0
+  let q1 = u64.mul_hi v u1 + u1 + 1 + u64.bool (q0 < p0)
+  let r = u0 - q1 * d
+  let (q1, r) = if r > q0 then (q1 - 1, r + d) else (q1, r)
+  in if r >= d then (q1 + 1, r - d) else (q1, r)
+
+-- | Division of one instance by one limb d > 0, a limb at a time from the
+-- top (the dividend shifted as the divisor is normalised, on the fly).
+local def div_limb_loop [m] (u: [m]u64) (d: u64) : ([m]u64, u64) =
+  let s = u64.i32 (u64.clz d)
+  let dn = d << s
+  let v = reciprocal_word dn
+  -- Limb j of u << s (limb m is the bits shifted out at the top).
+  let shifted (j: i64) : u64 =
+    let hi = if j < m then u[j] << s else 0
+    let lo = if s == 0 || j == 0 then 0 else u[j - 1] >> (64 - s)
+    in hi | lo
+  let (q, r) = loop (q, r) = (replicate m 0u64, shifted m) for i < m do
+                 let j = m - 1 - i
+                 let (qj, r) = div2by1 v dn r (shifted j)
+                 in (q with [j] = qj, r)
+  in (q, r >> s)
+
 -- | The least multiple of 4 (the kernels' limbs per thread) >= `l`.
 local def width (l: i64) : i64 = (l + 3) / 4 * 4
 
@@ -134,13 +164,13 @@ local def newton [n][m][k] (cpu: bool) (v: [n][m]u64) (p: i64) (h: i64) (y: [n][
   let w = width (p + 2)
   let P = mul_lo cpu (64 * w) (window w (m - p) p v) (window w 0 (h + 1) y)
   -- D = B^(p+h) - P mod B^w, as |D| < B^(p+1) <= B^(w-1).
-  let D = (sub (64 * w) (replicate n (tabulate w (\j -> u64.bool (j == p + h)))) P).0
+  let D = (sub cpu (64 * w) (replicate n (tabulate w (\j -> u64.bool (j == p + h)))) P).0
   let dpos = map (\x -> !(negative x)) D
   -- Selections are flat maps over all limbs (only_inner): a map choosing whole
   -- rows, or reading a row's sign and then its limbs, is otherwise also
   -- compiled to one thread per row, with transposes around it on the GPU.
   let mag = #[incremental_flattening(only_inner)]
-            map3 (\pos x z -> map2 (\u v -> if pos then u else v) x z) dpos D (neg (64 * w) D)
+            map3 (\pos x z -> map2 (\u v -> if pos then u else v) x z) dpos D (neg cpu (64 * w) D)
   let w2 = width (h + 2)
   -- floor(|D| / B^(h-1)) < B^(l+2), and y < B^(h+1).
   let c = mul_full cpu (window w2 (h - 1) (l + 2) mag) (window w2 0 (h + 1) y)
@@ -148,7 +178,7 @@ local def newton [n][m][k] (cpu: bool) (v: [n][m]u64) (p: i64) (h: i64) (y: [n][
   let corr = window w (h + 1) (l + 1) c
   let signed = #[incremental_flattening(only_inner)]
                map2 (\pos r -> map (\x -> if pos then x else !x) r) dpos corr
-  in (add (64 * w) (window w (-l) (p + 1) y) signed).0
+  in (add cpu (64 * w) (window w (-l) (p + 1) y) signed).0
 
 -- | Approximate reciprocals of normalised divisors (B^m/2 <= v < B^m):
 -- Y ~ B^(2m) / v within a few units, as m+1 limbs in `width (m+2)`.
@@ -666,22 +696,22 @@ def divmod_passes [n][m] (cpu: bool) (a: [n][m]u64) (b: [n][m]u64) : ([n][m]u64,
   -- = a >> bits(b) < B^P/2.
   let a1 = window wp 0 P (shr_each lens a)
   let W = width (P + 2)
-  let q = (add (64 * W) (window W 0 P a1) (window W P P (mul_full cpu a1 z))).0
+  let q = (add cpu (64 * W) (window W 0 P a1) (window W P P (mul_full cpu a1 z))).0
   -- r = a - q*b, within [-b, 4b) (docs/division.md), signed in Wr limbs,
   -- then +-1 steps until 0 <= r < b.
   let Wr = width (reduce i64.max 1 limbs + 1)
   let bw = window Wr 0 m b
-  let r = (sub (64 * Wr) (window Wr 0 m a) (mul_lo cpu (64 * Wr) (window Wr 0 W q) bw)).0
-  let nb = neg (64 * Wr) bw
+  let r = (sub cpu (64 * Wr) (window Wr 0 m a) (mul_lo cpu (64 * Wr) (window Wr 0 W q) bw)).0
+  let nb = neg cpu (64 * Wr) bw
   let dirs r = map2 (\x c -> if negative x then -1 else if c >= 0 then 1 else 0i8) r (cmp r bw)
   let (q, r, _, passes) =
     loop (q, r, d, passes) = (q, r, dirs r, 0) while any (!= 0) d do
       -- q += d, r -= d*b.
-      let q = (add (64 * W) q (map (\s -> tabulate W (\j -> if s < 0 then u64.highest
+      let q = (add cpu (64 * W) q (map (\s -> tabulate W (\j -> if s < 0 then u64.highest
                                                            else u64.bool (s > 0 && j == 0))) d)).0
       let step = #[incremental_flattening(only_inner)]
                  map3 (\s x y -> map2 (\u v -> if s > 0 then u else if s < 0 then v else 0) x y) d bw nb
-      let r = (sub (64 * Wr) r step).0
+      let r = (sub cpu (64 * Wr) r step).0
       in (q, r, dirs r, passes + 1)
   let clear [w] z (x: [w]u64) = tabulate m (\j -> if z || j >= w then 0 else x[j])
   in (map2 clear zero q, map2 clear zero r, map u8.bool zero, passes)
@@ -715,13 +745,26 @@ def divmod [n][m] (cpu: bool) (method: i64) (a: [n][m]u64) (b: [n][m]u64) : ([n]
                                    && !(m > mixed_div_limbs cpu && spread_wide ()))
   in if per_thread then divmod_thread cpu a b else divmod_newton cpu a b
 
+-- | `method` of `div_limb`: the library's choice by backend and batch
+-- (`div_limb_loops`), a loop over the limbs per instance, or the scan.
+def div_limb_auto : i64 = 0
+-- | See `div_limb_auto`.
+def div_limb_by_loop : i64 = 1
+-- | See `div_limb_auto`.
+def div_limb_by_scan : i64 = 2
+
 -- | Batched division by one limb: (quotients, remainders, flags d == 0).
--- For d == 0 the quotient and remainder are 0.
-def div_limb [n][m] (a: [n][m]u64) (d: [n]u64) : ([n][m]u64, [n]u64, [n]u8) =
-  -- No branch around `div_limb_one`: the compiler can then also flatten
-  -- the batch into one segmented scan (for widths too large for a block).
+-- For d == 0 the quotient and remainder are 0.  Each instance is divided
+-- by a loop over its limbs (one thread each) or, where the batch is too
+-- small to fill the device, by a scan (`div_limb_one`), by `method`.
+def div_limb [n][m] (cpu: bool) (method: i64) (a: [n][m]u64) (d: [n]u64) : ([n][m]u64, [n]u64, [n]u8) =
   let zero = map (== 0) d
-  let (q, r) = unzip (map2 (\x y -> div_limb_one x (if y == 0 then 1 else y)) a d)
+  let d = map (\y -> if y == 0 then 1 else y) d
+  let loops = method == div_limb_by_loop || (method == div_limb_auto && div_limb_loops cpu n)
+  -- No branch around `div_limb_one` inside the map: the compiler can then
+  -- also flatten the batch into one segmented scan.
+  let (q, r) = if loops then unzip (map2 div_limb_loop a d)
+               else unzip (map2 div_limb_one a d)
   in (map2 (\z row -> map (\x -> if z then 0 else x) row) zero q,
       map2 (\z x -> if z then 0 else x) zero r,
       map u8.bool zero)

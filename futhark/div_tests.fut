@@ -25,15 +25,18 @@ entry test_divmod_thread [n][m] (a: [n][m]u64) (b: [n][m]u64) = divmod_thread fa
 entry test_divmod_thread_cpu [n][m] (a: [n][m]u64) (b: [n][m]u64) = divmod_thread true a b
 
 -- ==
--- entry: test_div_limb
+-- entry: test_div_limb_loop test_div_limb_scan
 -- input { [[5u64, 0u64, 0u64, 0u64], [0u64, 0u64, 1u64, 0u64], [9u64, 9u64, 9u64, 9u64]] [2u64, 3u64, 0u64] }
 -- output { [[2u64, 0u64, 0u64, 0u64], [6148914691236517205u64, 6148914691236517205u64, 0u64, 0u64], [0u64, 0u64, 0u64, 0u64]]
 --          [1u64, 1u64, 0u64] [0u8, 0u8, 1u8] }
 -- input { empty([0][4]u64) empty([0]u64) }
 -- output { empty([0][4]u64) empty([0]u64) empty([0]u8) }
 
--- | `div_limb` as exported.
-entry test_div_limb [n][m] (a: [n][m]u64) (d: [n]u64) = div_limb a d
+-- | `div_limb` by a loop over each instance's limbs.
+entry test_div_limb_loop [n][m] (a: [n][m]u64) (d: [n]u64) = div_limb false div_limb_by_loop a d
+
+-- | `div_limb` by a scan over all limbs.
+entry test_div_limb_scan [n][m] (a: [n][m]u64) (d: [n]u64) = div_limb false div_limb_by_scan a d
 
 -- | Keep the low `len` limbs of x.
 local def keep [m] (len: i64) (x: [m]u64) : [m]u64 =
@@ -99,10 +102,10 @@ local def valid [m] (a: [m]u64) (b: [m]u64) (q: [m]u64) (r: [m]u64) (zero: u8) :
 
 -- | Whether div_limb is exact on instance i (divisor: limb 0 of the
 -- shaped divisor, and 1, B-1 and powers of two for some instances).
-local def valid_limb [m] (i: i64) (x: [m]u64) (y: [m]u64) : bool =
+local def valid_limb [m] (method: i64) (i: i64) (x: [m]u64) (y: [m]u64) : bool =
   let (a, b) = shape i x y
   let d = match i % 5 case 0 -> 1 case 1 -> u64.highest case 2 -> 1 << (y[1] % 64) case _ -> b[0]
-  let (qs, rs, zs) = div_limb [a] [d]
+  let (qs, rs, zs) = div_limb false method [a] [d]
   let (q, r, zero) = (qs[0], rs[0], zs[0])
   let dd = map (\j -> if j == 0 then d else 0) (iota m)
   let rr = map (\j -> if j == 0 then r else 0) (iota m)
@@ -225,9 +228,10 @@ entry check_divmod_narrow [n][m] (len: i64) (x: [n][m]u64) (y: [n][m]u64) : bool
   let (q, r, zero, passes) = divmod_passes false a b
   in passes <= max_passes && and (map5 valid a b q r zero)
 
--- | All shaped instances of a random batch divide exactly by one limb.
+-- | All shaped instances of a random batch divide exactly by one limb, by
+-- both methods.
 entry check_div_limb [n][m] (x: [n][m]u64) (y: [n][m]u64) : bool =
-  and (map3 valid_limb (iota n) x y)
+  and (map3 (valid_limb div_limb_by_loop) (iota n) x y) && and (map3 (valid_limb div_limb_by_scan) (iota n) x y)
 
 -- | (hi, mid, lo) = x * (d1*B + d0) for x < B, three limbs (exact: x*d < B^3).
 local def mul_3 (x: u64) (d1: u64) (d0: u64) : (u64, u64, u64) =

@@ -99,6 +99,6 @@ def poly [n][m] (cpu: bool) (bits: i64) (a: [n][m]u64) (b: [n][m]u64) : [n][m]u6
                           in store_quads (poly_quads bits m g (load_limbs af off g) (load_limbs bf off g))
                              :> [ipb*m]u64)
        |> unblock n m
-  else let add x y = (add bits x y).0
+  else let add x y = (add cpu bits x y).0
        let mul x y = mul_lo cpu bits x y
        in add (mul (add (mul a a) b) (add (mul b b) b)) (mul a b)

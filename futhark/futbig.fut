@@ -18,17 +18,18 @@ module Div = import "div"
 module Thresholds = import "thresholds"
 module Bits = import "bits"
 
--- | `(a + b mod 2^bits, carry)`.
-entry add [n][m] (bits: i64) (a: [n][m]u64) (b: [n][m]u64) : ([n][m]u64, [n]u8) =
-  Add.add bits a b
+-- | `(a + b mod 2^bits, carry)`.  `cpu` is true on the `c` and
+-- `multicore` backends (the layout differs, thresholds.fut).
+entry add [n][m] (cpu: bool) (bits: i64) (a: [n][m]u64) (b: [n][m]u64) : ([n][m]u64, [n]u8) =
+  Add.add cpu bits a b
 
--- | `(a - b mod 2^bits, borrow)`, borrow = 1 iff a < b.
-entry sub [n][m] (bits: i64) (a: [n][m]u64) (b: [n][m]u64) : ([n][m]u64, [n]u8) =
-  Add.sub bits a b
+-- | `(a - b mod 2^bits, borrow)`, borrow = 1 iff a < b; `cpu` as for `add`.
+entry sub [n][m] (cpu: bool) (bits: i64) (a: [n][m]u64) (b: [n][m]u64) : ([n][m]u64, [n]u8) =
+  Add.sub cpu bits a b
 
--- | `-a mod 2^bits`.
-entry neg [n][m] (bits: i64) (a: [n][m]u64) : [n][m]u64 =
-  Add.neg bits a
+-- | `-a mod 2^bits`; `cpu` as for `add`.
+entry neg [n][m] (cpu: bool) (bits: i64) (a: [n][m]u64) : [n][m]u64 =
+  Add.neg cpu bits a
 
 -- | Sign of `a - b`: -1, 0, 1.
 entry cmp [n][m] (a: [n][m]u64) (b: [n][m]u64) : [n]i8 =
@@ -120,9 +121,11 @@ entry divmod [n][m] (cpu: bool) (method: i64) (a: [n][m]u64) (b: [n][m]u64)
   Div.divmod cpu method a b
 
 -- | `(a quot d, a rem d, zero)` for one-limb divisors; zero = 1 where
--- d = 0, and then the quotient and remainder are 0.
-entry div_limb [n][m] (a: [n][m]u64) (d: [n]u64) : ([n][m]u64, [n]u64, [n]u8) =
-  Div.div_limb a d
+-- d = 0, and then the quotient and remainder are 0.  `cpu` as for
+-- `divmod`; `method`: 0 the library's choice, 1 a loop over the limbs per
+-- instance, 2 a scan over all limbs.
+entry div_limb [n][m] (cpu: bool) (method: i64) (a: [n][m]u64) (d: [n]u64) : ([n][m]u64, [n]u64, [n]u8) =
+  Div.div_limb cpu method a d
 
 -- ---------------------------------------------------------------------
 -- Rows and flags for the Python layer: overflow checks on the device,

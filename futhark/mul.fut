@@ -267,19 +267,19 @@ local def mul_lo_classical [n][m] (bits: i64) (a: [n][m]u64) (b: [n][m]u64) : [n
 -- `max_block_limbs`: from the four block products of their halves (h limbs
 -- each), x*y = xl*yl + (xl*yh + xh*yl)*B^h + xh*yh*B^(2h).  The row path
 -- it replaces takes per-instance flat parallelism over the whole product.
-local def mul_full_halves [n][m] (a: [n][m]u64) (b: [n][m]u64) : [n][m*2]u64 =
+local def mul_full_halves [n][m] (cpu: bool) (a: [n][m]u64) (b: [n][m]u64) : [n][m*2]u64 =
   let h = (m / 2 + 3) / 4 * 4
   let (al, ah) = (window h 0 h a, window h h (m - h) a)
   let (bl, bh) = (window h 0 h b, window h h (m - h) b)
   let (ll, hh) = (mul_full_blocks al bl, mul_full_blocks ah bh)
   let outer = map2 (\x y -> tabulate (m*2) (\j -> if j < 2*h then x[j] else y[j - 2*h])) ll hh
-  let with_mid mid acc = (add (64 * (m*2)) acc (window (m*2) (-h) (m*2) mid)).0
+  let with_mid mid acc = (add cpu (64 * (m*2)) acc (window (m*2) (-h) (m*2) mid)).0
   in outer |> with_mid (mul_full_blocks al bh) |> with_mid (mul_full_blocks ah bl)
 
 -- The exact products by classical multiplication.
-local def mul_full_classical [n][m] (a: [n][m]u64) (b: [n][m]u64) : [n][m*2]u64 =
+local def mul_full_classical [n][m] (cpu: bool) (a: [n][m]u64) (b: [n][m]u64) : [n][m*2]u64 =
   if m*2 <= max_block_limbs then mul_full_blocks a b
-  else if m <= max_block_limbs then mul_full_halves a b
+  else if m <= max_block_limbs then mul_full_halves cpu a b
   else map2 (mul_row (m*2)) a b |> row_major
 
 -- | The multiplication algorithms that `mul_lo_by`, `mul_full_by`,
@@ -316,7 +316,7 @@ def mul_lo_by [n][m] (cpu: bool) (method: i64) (bits: i64) (a: [n][m]u64) (b: [n
 #[noinline]
 def mul_full_by [n][m] (cpu: bool) (method: i64) (a: [n][m]u64) (b: [n][m]u64) : [n][m*2]u64 =
   if picks_ntt method (ntt_full_limbs cpu) m then mul_full_ntt a b
-  else mul_full_classical a b
+  else mul_full_classical cpu a b
 
 -- | `a*a mod 2^bits` by `method`: the NTT transforms `a` once (a third
 -- fewer transforms than a product), so it takes over at
@@ -331,7 +331,7 @@ def sqr_lo_by [n][m] (cpu: bool) (method: i64) (bits: i64) (a: [n][m]u64) : [n][
 #[noinline]
 def sqr_full_by [n][m] (cpu: bool) (method: i64) (a: [n][m]u64) : [n][m*2]u64 =
   if picks_ntt method (ntt_sqr_full_limbs cpu) m then sqr_full_ntt a
-  else mul_full_classical a a
+  else mul_full_classical cpu a a
 
 -- | `a*b mod 2^bits` by the ladder's choice.
 def mul_lo [n][m] (cpu: bool) (bits: i64) (a: [n][m]u64) (b: [n][m]u64) : [n][m]u64 =

@@ -21,6 +21,12 @@ def max_block_limbs : i64 = 4 * max_block_threads
 -- written; not re-measured since.
 def add_block_threads : i64 = 256
 
+-- | Whether addition, subtraction and negation run one row per task
+-- instead of the block kernels: on a CPU the block kernels' intra-block
+-- scans only cost (multicore, 2 cores, 2^26-bit batches, 2026-11-24:
+-- blocks / rows 7.3 / 2.2 ms at 512 bits, 6.5 / 2.2 ms at 4096 bits).
+def add_by_rows (cpu: bool) : bool = cpu
+
 -- | Threads per block that convmul and the one-kernel `poly` aim for:
 -- their blocks hold both operands and the products in shared memory.
 -- Chosen when the kernels were written; not re-measured since.
@@ -111,6 +117,14 @@ def thread_div_instances : i64 = 128
 -- pass cut the traffic to the partial remainder (global memory) and cost
 -- an extra small division per pass: four / eight, 8192 bits 7792 / 7187.
 def div_limbs_per_pass (m: i64) : i64 = if m <= 32 then 1 else if m <= 64 then 4 else 8
+
+-- | Whether `div_limb` divides each instance by a loop over its limbs (one
+-- thread each, two products per limb) rather than by a scan over all limbs
+-- (parallel within an instance, but about four 64-bit divisions per limb):
+-- always on a CPU (c, 4096 bits: 2983 us by loops of `divmod` against 9093
+-- by the scan, 2026-11-24); on the GPU once the batch alone fills the
+-- device (placeholder until measured on the H200).
+def div_limb_loops (cpu: bool) (n: i64) : bool = cpu || n >= 1 << 16
 
 -- | Rows sampled to decide whether divisor lengths are mixed: the choice
 -- only decides the speed (both algorithms are exact); 2048 bits, over all

@@ -70,6 +70,11 @@ def divmod_call(ctx, method: int, a, b):
     return _kernels.divmod_by(ctx, method, a, b)
 
 
+def div_limb_call(ctx, a, d, method: int = _kernels.DIV_LIMB_AUTO):
+    """The div_limb entry with the backend's switch points and the given method."""
+    return ctx.call("div_limb", _kernels.ON_CPU[ctx.name], method, a, d)
+
+
 @pytest.mark.parametrize("bits,n", CASES)
 def test_divmod(ctx, rng, method, bits, n):
     a, b = dividend_divisor_batch(rng, bits, n)
@@ -83,12 +88,13 @@ def test_divmod(ctx, rng, method, bits, n):
         assert x == qs[i] * y + rs[i] and rs[i] < y
 
 
+@pytest.mark.parametrize("limb_method", [_kernels.DIV_LIMB_LOOP, _kernels.DIV_LIMB_SCAN], ids=["loop", "scan"])
 @pytest.mark.parametrize("bits,n", [(64, 20_000), (64 * 3, 5_000), (64 * 17, 2_000), (1000, 500), (64 * 1024, 40), (64 * 5000, 4)])
-def test_div_limb(ctx, rng, bits, n):
+def test_div_limb(ctx, rng, bits, n, limb_method):
     a = random_values(rng, n, bits) + special_values(bits)
     d = [rng.getrandbits(rng.randint(1, 64)) or 1 for _ in a]
-    d[:4] = [1, 2**64 - 1, 2**63, 3][: len(d)]
-    q, r, zero = ctx.call("div_limb", to_limbs(a, storage_limbs(bits)), np.array(d, dtype=np.uint64))
+    d[:6] = [1, 2**64 - 1, 2**63, 3, 2**63 + 1, 2**32][: len(d)]  # normalised already, or shifted by 63, 62, 0, 31
+    q, r, zero = div_limb_call(ctx, to_limbs(a, storage_limbs(bits)), np.array(d, dtype=np.uint64), limb_method)
     assert not ctx.to_host(zero).any()
     assert from_limbs(ctx.to_host(q)) == [x // y for x, y in zip(a, d)]
     assert ctx.to_host(r).tolist() == [x % y for x, y in zip(a, d)]
@@ -105,7 +111,7 @@ def test_division_by_zero_is_flagged_per_instance(ctx, rng, method, bits):
     for i, (x, y) in enumerate(zip(a, b)):
         assert (qs[i], rs[i]) == ((0, 0) if y == 0 else GMP.divmod(x, y)), f"instance {i}"
     d = np.array([0 if i % 5 == 0 else 7 for i in range(len(a))], dtype=np.uint64)
-    q, r, zero = ctx.call("div_limb", to_limbs(a, m), d)
+    q, r, zero = div_limb_call(ctx, to_limbs(a, m), d)
     assert ctx.to_host(zero).tolist() == [int(y == 0) for y in d.tolist()]
     assert from_limbs(ctx.to_host(q)) == [0 if y == 0 else x // int(y) for x, y in zip(a, d.tolist())]
 
@@ -128,7 +134,7 @@ def test_divmod_batches_of_many_blocks(ctx, rng, method, bits):
     bad = [i for i, (x, y) in enumerate(zip(a, b)) if (qs[i], rs[i]) != (x // y, x % y)]
     assert not bad, f"{len(bad)} wrong, first at instance {bad[0] if bad else None}"
     d = np.array([rng.getrandbits(64) | 1 for _ in a], dtype=np.uint64)
-    q, r, _ = ctx.call("div_limb", to_limbs(a, m), d)
+    q, r, _ = div_limb_call(ctx, to_limbs(a, m), d)
     assert from_limbs(ctx.to_host(q)) == [x // int(y) for x, y in zip(a, d.tolist())]
 
 

@@ -34,24 +34,25 @@ def assert_ints_equal(got: list[int], want: list[int], what: str, a=None, b=None
 
 
 @pytest.mark.parametrize("bits", FULL_BITS)
-def test_add_sub(ctx, rng, bits):
+@pytest.mark.parametrize("cpu", [False, True], ids=["block kernels", "rows"])
+def test_add_sub(ctx, rng, bits, cpu):
     a, b, A, B = pairs_for(rng, bits)
-    s, carry = ctx.call("add", bits, A, B)
+    s, carry = ctx.call("add", cpu, bits, A, B)
     want = [GMP.add(x, y, bits) for x, y in zip(a, b)]
     assert_ints_equal(from_limbs(ctx.to_host(s)), [w[0] for w in want], "add", a, b)
     assert ctx.to_host(carry).tolist() == [int(w[1]) for w in want]
-    d, borrow = ctx.call("sub", bits, A, B)
+    d, borrow = ctx.call("sub", cpu, bits, A, B)
     want = [GMP.sub(x, y, bits) for x, y in zip(a, b)]
     assert_ints_equal(from_limbs(ctx.to_host(d)), [w[0] for w in want], "sub", a, b)
     assert ctx.to_host(borrow).tolist() == [int(w[1]) for w in want]
+    assert_ints_equal(from_limbs(ctx.to_host(ctx.call("neg", cpu, bits, A))), [(-x) & mask(bits) for x in a], "neg", a)
 
 
 @pytest.mark.parametrize("bits", FULL_BITS)
-def test_neg_not_cmp_bitwise(ctx, rng, bits):
+def test_not_cmp_bitwise(ctx, rng, bits):
     a, b, A, B = pairs_for(rng, bits, n=50)
     m = mask(bits)
     host = lambda x: from_limbs(ctx.to_host(x))
-    assert_ints_equal(host(ctx.call("neg", bits, A)), [(-x) & m for x in a], "neg", a)
     assert_ints_equal(host(ctx.call("bit_not", bits, A)), [x ^ m for x in a], "bit_not", a)
     assert_ints_equal(host(ctx.call("bit_and", A, B)), [x & y for x, y in zip(a, b)], "bit_and", a, b)
     assert_ints_equal(host(ctx.call("bit_or", A, B)), [x | y for x, y in zip(a, b)], "bit_or", a, b)
@@ -159,10 +160,10 @@ def test_large_and_empty_batches(ctx, rng, bits):
     """n = 0 works; a width beyond one GPU block (5000 limbs) is still exact."""
     m = storage_limbs(bits)
     empty = np.zeros((0, m), dtype=np.uint64)
-    s, carry = ctx.call("add", bits, empty, empty)
+    s, carry = ctx.call("add", ON_CPU[ctx.name], bits, empty, empty)
     assert ctx.shape(s) == (0, m) and ctx.to_host(carry).shape == (0,)
     a, b, A, B = pairs_for(rng, bits, 3)
-    s, _ = ctx.call("add", bits, A, B)
+    s, _ = ctx.call("add", ON_CPU[ctx.name], bits, A, B)
     assert_ints_equal(from_limbs(ctx.to_host(s)), [GMP.add(x, y, bits)[0] for x, y in zip(a, b)], "add", a, b)
     k = min(len(a), 4)
     prod = ctx.call("mul_lo", ON_CPU[ctx.name], MUL_AUTO, bits, A[:k], B[:k])
@@ -178,7 +179,7 @@ def test_batches_of_many_blocks(ctx, rng, bits):
     a, b = random_values(rng, n, bits), random_values(rng, n, bits)
     A, B = to_limbs(a, m), to_limbs(b, m)
     host = lambda x: from_limbs(ctx.to_host(x))
-    s, _ = ctx.call("add", bits, A, B)
+    s, _ = ctx.call("add", ON_CPU[ctx.name], bits, A, B)
     assert_ints_equal(host(s), [GMP.add(x, y, bits)[0] for x, y in zip(a, b)], "add", a, b)
     mask_ = mask(bits)
     assert_ints_equal(host(ctx.call("add6", bits, A, B)), [(6 * x + 10 * y) & mask_ for x, y in zip(a, b)], "add6", a, b)

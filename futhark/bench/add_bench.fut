@@ -30,8 +30,8 @@ import "gen"
 entry batch_pair (log_total: i64) (bits: i64) : ([][]u64, [][]u64) =
   random_pair log_total bits
 
-entry add_bench [n][m] (a: [n][m]u64) (b: [n][m]u64) : ([n][m]u64, [n]u8) = add (64*m) a b
+entry add_bench [n][m] (a: [n][m]u64) (b: [n][m]u64) : ([n][m]u64, [n]u8) = add false (64*m) a b
 
-entry sub_bench [n][m] (a: [n][m]u64) (b: [n][m]u64) : ([n][m]u64, [n]u8) = sub (64*m) a b
+entry sub_bench [n][m] (a: [n][m]u64) (b: [n][m]u64) : ([n][m]u64, [n]u8) = sub false (64*m) a b
 
 entry add6_bench [n][m] (a: [n][m]u64) (b: [n][m]u64) : [n][m]u64 = add6 (64*m) a b

@@ -45,4 +45,4 @@ entry divmod_thread_cpu_bench [n][m] (a: [n][m]u64) (b: [n][m]u64) : ([n][m]u64,
 
 -- | `div_limb` of the batch by the low limbs of b, made odd.
 entry div_limb_bench [n][m] (a: [n][m]u64) (b: [n][m]u64) : ([n][m]u64, [n]u64, [n]u8) =
-  div_limb a (map (\row -> row[0] | 1) b)
+  div_limb false div_limb_auto a (map (\row -> row[0] | 1) b)

@@ -30,7 +30,10 @@ import numpy as np
 from ._backend import Context
 
 __all__ = [
+    "DIV_LIMB_AUTO",
+    "DIV_LIMB_LOOP",
     "DIV_LIMB_SCALARS",
+    "DIV_LIMB_SCAN",
     "MUL_AUTO",
     "MUL_CLASSICAL",
     "MUL_NTT",
@@ -171,17 +174,17 @@ def concatenate(ctx: Context, parts: Sequence[Device], lengths: Sequence[int], m
 
 def add(ctx: Context, bits: int, a: Device, b: Device) -> tuple[Device, Device]:
     """``(a + b mod 2**bits, carry [n]u8)``."""
-    return ctx.call("add", bits, a, b)
+    return ctx.call("add", ON_CPU[ctx.name], bits, a, b)
 
 
 def sub(ctx: Context, bits: int, a: Device, b: Device) -> tuple[Device, Device]:
     """``(a - b mod 2**bits, borrow [n]u8)``."""
-    return ctx.call("sub", bits, a, b)
+    return ctx.call("sub", ON_CPU[ctx.name], bits, a, b)
 
 
 def neg(ctx: Context, bits: int, a: Device) -> Device:
     """``-a mod 2**bits``."""
-    return ctx.call("neg", bits, a)
+    return ctx.call("neg", ON_CPU[ctx.name], bits, a)
 
 
 #: ``method`` of the multiplications: the library's choice (the ladder of
@@ -253,6 +256,12 @@ def divmod_by(ctx: Context, method: int, a: Device, b: Device) -> tuple[Device, 
     return ctx.call("divmod", ON_CPU[ctx.name], method, a, b)
 
 
+#: ``method`` of ``div_limb``: the library's choice (a loop over the limbs per
+#: instance, or a scan over all limbs for batches too small to fill a GPU:
+#: futhark/thresholds.fut), or one of them forced (tests and benchmarks).
+DIV_LIMB_AUTO, DIV_LIMB_LOOP, DIV_LIMB_SCAN = 0, 1, 2
+
+
 def divmod_limb(ctx: Context, a: Device, k: int) -> tuple[Device, Device]:
     """``(a // k, a % k)`` for one limb ``0 < k < 2**64``, both at ``a``'s storage width.
 
@@ -261,7 +270,7 @@ def divmod_limb(ctx: Context, a: Device, k: int) -> tuple[Device, Device]:
     """
     n, m = ctx.shape(a)
     if DIV_LIMB_SCALARS[ctx.name]:
-        q, r, _ = ctx.call("div_limb", a, ctx.call("splat_limb", n, k))
+        q, r, _ = ctx.call("div_limb", ON_CPU[ctx.name], DIV_LIMB_AUTO, a, ctx.call("splat_limb", n, k))
         return q, ctx.call("limb_rows", m, r)
     row = np.zeros((1, m), dtype=np.uint64)
     row[0, 0] = k

@@ -29,6 +29,8 @@ from . import _backend, _kernels
 
 DEFAULT_BITS = [2**k for k in range(9, 19)]
 DEFAULT_OPS = ["add", "add6", "mul", "mul_full", "poly", "divmod", "divmod_mixed"]
+#: The one-limb scalar of ``mul_scalar`` and the ``div_scalar`` rows: odd, every limb bit in play.
+SCALAR = 0x9E3779B97F4A7C15
 GPU_TOTAL_BITS = 2**32
 CPU_TOTAL_BITS = 2**23
 
@@ -123,6 +125,13 @@ def _ops() -> dict[str, Op]:
         "divmod": Op("divmod", lambda a, b: divmod(a, b), quotient, pick_pair, 4, "divmod(x, y)", divisor="half"),
         "divmod_mixed": Op("divmod_mixed", lambda a, b: divmod(a, b), quotient, pick_pair, 4, "divmod(x, y)",
                            divisor="mixed"),
+        # One-limb scalars: the API's path (mul_limb, div_limb) and a batch of copies of the scalar.
+        "mul_scalar": Op("mul_scalar", lambda a, b: a * SCALAR, lambda x, y, bits: (x * SCALAR) & mask(bits), pick, 2,
+                         "(x * k) & mask"),
+        "div_scalar": Op("div_scalar", lambda a, b: divmod(a, SCALAR), lambda x, y, bits: divmod(x, SCALAR), pick_pair, 3,
+                         "divmod(x, k)"),
+        "div_scalar_batch": Op("div_scalar_batch", lambda a, b: divmod(a, fb.full(len(a), SCALAR, a.dtype)),
+                               lambda x, y, bits: divmod(x, SCALAR), pick_pair, 4, "divmod(x, k)"),
         # The two division algorithms that `divmod` chooses between by width.
         "divmod_thread": Op("divmod_thread", division(_kernels.DIV_LONG), quotient, pick_pair, 4, "divmod(x, y)", divisor="half"),
         "divmod_newton": Op("divmod_newton", division(_kernels.DIV_NEWTON), quotient, pick_pair, 4, "divmod(x, y)", divisor="half"),
@@ -132,7 +141,7 @@ def _ops() -> dict[str, Op]:
 #: Every operation ``bench`` knows.
 OP_NAMES = ["add", "add6", "mul", "mul_full", "poly", "divmod", "divmod_mixed", "divmod_thread",
             "divmod_newton", "mul_classical", "mul_ntt", "mul_full_classical", "mul_full_ntt", "sqr",
-            "sqr_classical", "sqr_ntt"]
+            "sqr_classical", "sqr_ntt", "mul_scalar", "div_scalar", "div_scalar_batch"]
 
 
 def _gmpy2_rate(op: str, xs: list, ys: list, bits: int) -> float:
@@ -148,7 +157,10 @@ def _gmpy2_rate(op: str, xs: list, ys: list, bits: int) -> float:
         "mul_full": lambda: [p * q for p, q in zip(x, y)],
         "poly": lambda: [((p * p + q) * (q * q + q) + p * q) & mask for p, q in zip(x, y)],
         "divmod": lambda: [divmod(p, q) for p, q in zip(x, y)],
+        "mul_scalar": lambda: [(p * SCALAR) & mask for p in x],
+        "div_scalar": lambda: [divmod(p, SCALAR) for p in x],
     }
+    loops["div_scalar_batch"] = loops["div_scalar"]
     loops["divmod_mixed"] = loops["divmod_thread"] = loops["divmod_newton"] = loops["divmod"]
     loops["mul_classical"] = loops["mul_ntt"] = loops["mul"]
     loops["mul_full_classical"] = loops["mul_full_ntt"] = loops["mul_full"]

@@ -252,14 +252,16 @@ def _ops() -> dict[str, FuzzOp]:
             for col in f(_signed(xs, bits), _signed(ys, bits), e, bits))
 
     width = lambda bits, ctx: [bits]
+    # The leading scalars of add and sub: the backend's layout (futbig._kernels.ON_CPU) and the width.
+    layout = lambda bits, ctx: [_kernels.ON_CPU[ctx.name], bits]
     # The divmod entry's leading scalars: the backend's switch points and one method (futbig._kernels).
     division = lambda method: lambda bits, ctx: [_kernels.ON_CPU[ctx.name], method]
     # The leading scalars of the multiplication entries: the backend's switch points, one method (and the width).
     ladder = lambda method, with_bits: lambda bits, ctx: [_kernels.ON_CPU[ctx.name], method] + ([bits] if with_bits else [])
     count = lambda k, bits: min(int(k), bits)  # shifting by bits or more gives 0 on both sides
     ops = [
-        FuzzOp("add", entry("add", width), lambda xs, ys, e, bits: _lo_hi([x + y for x, y in zip(xs, ys)], bits)),
-        FuzzOp("sub", entry("sub", width),
+        FuzzOp("add", entry("add", layout), lambda xs, ys, e, bits: _lo_hi([x + y for x, y in zip(xs, ys)], bits)),
+        FuzzOp("sub", entry("sub", layout),
                lambda xs, ys, e, bits: (_low([x - y for x, y in zip(xs, ys)], bits)[0],
                                         [int(x < y) for x, y in zip(xs, ys)])),
         FuzzOp("mul", api(lambda fb, a, b, e: a * b),
@@ -294,7 +296,7 @@ def _ops() -> dict[str, FuzzOp]:
                lambda xs, ys, e, bits: ([x // y for x, y in zip(xs, ys)],), divisor="nonzero", quadratic=True),
         FuzzOp("mod", api(lambda fb, a, b, e: a % b),
                lambda xs, ys, e, bits: ([x % y for x, y in zip(xs, ys)],), divisor="nonzero", quadratic=True),
-        FuzzOp("div_limb", entry("div_limb"), lambda xs, ys, d, bits: _divmod(xs, d.tolist()),
+        FuzzOp("div_limb", entry("div_limb", division(_kernels.DIV_LIMB_AUTO)), lambda xs, ys, d, bits: _divmod(xs, d.tolist()),
                binary=False, extra="limb"),
         FuzzOp("shl", api(lambda fb, a, b, k: a << k),
                lambda xs, ys, k, bits: _low([x << count(k, bits) for x in xs], bits), binary=False, extra="count"),
