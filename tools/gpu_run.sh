@@ -3,11 +3,13 @@
 # `python3 build.py gpu` generated, run the test suite on cuda, then the
 # benchmark. Logs and results go to $OUT (or ./gpu-out). See docs/gpu.md.
 #
-#   bash tools/gpu_run.sh [tests|bench|futhark-test|fuzz|all] [pytest, bench or fuzz args...]
+#   bash tools/gpu_run.sh [tests|bench|futhark-test|futhark-bench|fuzz|all] [pytest, bench, futhark bench or fuzz args...]
 #
 # futhark-test runs the `futhark test` specs (futhark/*_tests.fut) with the
-# cuda backend, with the compiler that `python3 build.py gpu` packed. fuzz
-# runs `python -m futbig fuzz` once per operation, in parallel over the cores.
+# cuda backend, with the compiler that `python3 build.py gpu` packed, and
+# futhark-bench runs `futhark bench` on the programs given the same way. fuzz
+# runs `python -m futbig fuzz` once per operation, in parallel over the cores
+# (FUZZ_OPS="add mul ..." picks the operations).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 what=${1:-all}; shift || true
@@ -24,16 +26,25 @@ if [ "$what" = tests ] || [ "$what" = all ]; then
   rc=${PIPESTATUS[0]}
   echo "pytest exit code: $rc" | tee -a "$out/tests.log"
 fi
-if [ "$what" = futhark-test ] || [ "$what" = all ]; then
-  tar -xJf .gpu/futhark.tar.xz -C /tmp || { echo "no .gpu/futhark.tar.xz: run python3 build.py gpu"; exit 1; }
+futhark_cuda() {  # futhark with the packed compiler and the cuda backend
+  [ -x /tmp/futhark-gpu/bin/futhark ] || tar -xJf .gpu/futhark.tar.xz -C /tmp ||
+    { echo "no .gpu/futhark.tar.xz: run python3 build.py gpu"; return 1; }
   link=$(ldconfig -p | sed -n 's/.*libcuda\.so\.1 .*=> //p' | head -1)
   mkdir -p /tmp/cuda-link && ln -sf "$link" /tmp/cuda-link/libcuda.so
-  # Futhark compiles each test program with $CC $CFLAGS; the wrapper adds
-  # what the CUDA 13 toolkit here needs (csrc/cuda_compat.h, docs/gpu.md).
+  # Futhark compiles each program with $CC $CFLAGS; the wrapper adds what
+  # the CUDA 13 toolkit here needs (csrc/cuda_compat.h, docs/gpu.md).
   printf '#!/bin/sh\nexec gcc -I/usr/local/cuda/include -include %s "$@" -L/tmp/cuda-link -L/usr/local/cuda/lib64\n' \
     "$PWD/csrc/cuda_compat.h" > /tmp/cuda-cc && chmod +x /tmp/cuda-cc
   CC=/tmp/cuda-cc CFLAGS="-O3 -std=c99" LD_LIBRARY_PATH=/usr/local/cuda/lib64 \
-    /tmp/futhark-gpu/bin/futhark test --backend=cuda futhark/*_tests.fut 2>&1 | tee "$out/futhark-test.log"
+    /tmp/futhark-gpu/bin/futhark "$1" --backend=cuda "${@:2}"
+}
+if [ "$what" = futhark-test ] || [ "$what" = all ]; then
+  futhark_cuda test futhark/*_tests.fut 2>&1 | tee "$out/futhark-test.log"
+  [ "${PIPESTATUS[0]}" = 0 ] || rc=1
+fi
+if [ "$what" = futhark-bench ]; then
+  # e.g. futhark-bench futhark/bench/div_bench.fut --entry-point=div_limb_loop_bench
+  futhark_cuda bench "$@" 2>&1 | tee "$out/futhark-bench.log"
   [ "${PIPESTATUS[0]}" = 0 ] || rc=1
 fi
 if [ "$what" = bench ] || [ "$what" = all ]; then
@@ -46,7 +57,8 @@ if [ "$what" = fuzz ]; then
   # kernel cache that the others then read.
   python3 -m futbig fuzz --backend cuda --ops add --cases 1000 --quiet "$@" > /dev/null 2>&1
   mkdir -p /tmp/fuzz-logs
-  python3 -c "from futbig import fuzz; print('\n'.join(fuzz.OP_NAMES))" |
+  ops=${FUZZ_OPS:-$(python3 -c "from futbig import fuzz; print(' '.join(fuzz.OP_NAMES))")}
+  printf '%s\n' $ops |
     xargs -P "$(nproc)" -I{} sh -c 'python3 -m futbig fuzz --backend cuda --ops {} --quiet "$@" > /tmp/fuzz-logs/{}.log 2>&1 || echo "FAILED {}" >> /tmp/fuzz-logs/{}.log' sh "$@"
   [ $? = 0 ] || rc=1
   cat /tmp/fuzz-logs/*.log | tee "$out/fuzz.log"

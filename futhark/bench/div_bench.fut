@@ -5,7 +5,7 @@
 -- backend; the full-size ones need a GPU.  For `futhark bench` only (see
 -- add_bench.fut on why there is no program tag).
 -- ==
--- entry: divmod_newton_bench divmod_thread_bench divmod_thread_cpu_bench div_limb_bench
+-- entry: divmod_newton_bench divmod_thread_bench divmod_thread_cpu_bench
 -- "small 512" script input { batch_div 12i64 512i64 }
 -- "small 4096" script input { batch_div 14i64 4096i64 }
 -- "512" script input { batch_div 32i64 512i64 }
@@ -43,6 +43,27 @@ entry divmod_thread_bench [n][m] (a: [n][m]u64) (b: [n][m]u64) : ([n][m]u64, [n]
 entry divmod_thread_cpu_bench [n][m] (a: [n][m]u64) (b: [n][m]u64) : ([n][m]u64, [n][m]u64, [n]u8) =
   divmod_thread true a b
 
--- | `div_limb` of the batch by the low limbs of b, made odd.
-entry div_limb_bench [n][m] (a: [n][m]u64) (b: [n][m]u64) : ([n][m]u64, [n]u64, [n]u8) =
-  div_limb false div_limb_auto a (map (\row -> row[0] | 1) b)
+-- Division by one limb, by a loop per instance or by a scan over all limbs
+-- (thresholds.fut's `div_limb_loops`): full batches of every width, and
+-- few instances of 2^18 bits, where the loops leave the GPU idle.
+-- ==
+-- entry: div_limb_loop_bench div_limb_scan_bench
+-- "small 4096" script input { batch_div 14i64 4096i64 }
+-- "512" script input { batch_div 32i64 512i64 }
+-- "4096" script input { batch_div 32i64 4096i64 }
+-- "65536" script input { batch_div 32i64 65536i64 }
+-- "262144" script input { batch_div 32i64 262144i64 }
+-- "262144 x 1024" script input { batch_div 28i64 262144i64 }
+-- "262144 x 64" script input { batch_div 24i64 262144i64 }
+-- "262144 x 4" script input { batch_div 20i64 262144i64 }
+
+local def by_low_limbs [n][m] (method: i64) (a: [n][m]u64) (b: [n][m]u64) : ([n][m]u64, [n]u64, [n]u8) =
+  div_limb false method a (map (\row -> row[0] | 1) b)
+
+-- | `div_limb` of the batch by the low limbs of b, made odd, a loop per instance.
+entry div_limb_loop_bench [n][m] (a: [n][m]u64) (b: [n][m]u64) : ([n][m]u64, [n]u64, [n]u8) =
+  by_low_limbs div_limb_by_loop a b
+
+-- | `div_limb` of the batch by the low limbs of b, made odd, by a scan over all limbs.
+entry div_limb_scan_bench [n][m] (a: [n][m]u64) (b: [n][m]u64) : ([n][m]u64, [n]u64, [n]u8) =
+  by_low_limbs div_limb_by_scan a b
