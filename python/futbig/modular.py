@@ -25,7 +25,7 @@ from typing import Any, Callable
 
 from . import _kernels
 from ._convert import ints_to_limbs
-from ._operands import _broadcast, operand, operand_kind
+from ._operands import _broadcast, align, operand, operand_kind
 from .arithmetic import remainder
 from .creation import array
 from .dtypes import BigIntType, uint
@@ -201,13 +201,9 @@ class Montgomery:
     def __repr__(self) -> str:
         return f"Montgomery({self.modulus}, {self.dtype})"
 
-    def _operand(self, x: Any, like: Array | None = None) -> Array:
+    def _operand(self, x: Any) -> Array:
         if isinstance(x, Array):
-            if x.dtype != self.dtype:
-                x = x.astype(self.dtype)
-            return x
-        if like is not None:
-            return operand(x, like, "Montgomery")
+            return x if x.dtype == self.dtype else x.astype(self.dtype)
         return array(x, self.dtype)
 
     def _mods(self, x: Array) -> Device:
@@ -225,16 +221,7 @@ class Montgomery:
 
     def mul(self, x: Array, y: Any) -> Array:
         """The Montgomery form of the product: ``x * y / R % m`` for forms ``x, y < m``."""
-        x = self._operand(x)
-        y = self._operand(y, x)
-        check_same_context(x, y)
-        if x._n != y._n:
-            if x._n == 1:
-                x = _broadcast(x, y._n)
-            elif y._n == 1:
-                y = _broadcast(y, x._n)
-            else:
-                raise ValueError(f"operands could not be broadcast together with shapes {x.shape} {y.shape}")
+        x, y, _ = align(self._operand(x), y, "Montgomery.mul")
         return x._like(_kernels.mont_mul(x._ctx, x._data, y._data, self._mods(x)))
 
     def sqr(self, x: Array) -> Array:
