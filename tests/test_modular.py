@@ -106,6 +106,7 @@ def test_wide_exponents_and_broadcasts(backend, rng):
     assert fb.powmod(fb.array([3], bits=64), [1, 2, 3], 1000).to_ints() == [3, 9, 27]
     assert fb.powmod(fb.array([3, 7, 9], bits=64), -2, 10).to_ints() == [9, 9, 1]
     assert fb.powmod(a, 3, fb.array([1000], bits=128)).to_ints() == [27, 125, 343]
+    assert fb.powmod(5, fb.array([2, 3, 4], bits=64), 2**100 + 1).to_ints() == [25, 125, 625]
 
 
 def test_errors(backend):

@@ -100,8 +100,8 @@ def powmod(a: Any, e: Any, m: Any) -> Array:
     >>> a = fb.array([2, 3, 4], bits=64)
     >>> fb.powmod(a, 10, 1000).to_ints(), fb.powmod(a, [0, 1, 2], 7).to_ints()
     ([24, 49, 576], [1, 3, 2])
-    >>> fb.powmod(a, -1, 7).to_ints(), fb.powmod(a, 5, [1, 2, 3]).to_ints()
-    ([4, 5, 2], [0, 1, 1])
+    >>> fb.powmod(a, -1, 7).to_ints(), fb.powmod(a, 5, [1, 2, 3]).to_ints(), fb.powmod(3, a, 10).to_ints()
+    ([4, 5, 2], [0, 1, 1], [9, 7, 1])
     """
     if operand_kind(e) == "scalar":
         k = operator.index(e)
@@ -112,6 +112,10 @@ def powmod(a: Any, e: Any, m: Any) -> Array:
         me = max(4, -(-max(k.bit_length(), 1) // 256) * 4)
         e_dev = ctx.to_device(ints_to_limbs([k], 64 * me, me))
     else:
+        if not isinstance(a, Array) and not isinstance(m, Array):
+            # Only the exponents are an array: the base as an array wide enough for it and the modulus.
+            kinds = [operator.index(x).bit_length() for x in (a, m) if operand_kind(x) == "scalar"]
+            a = array([a] if operand_kind(a) == "scalar" else a, uint(64 * max(1, -(-max(kinds + [1]) // 64))))
         a, mods, _ = _arrays("powmod", a, m)
         ea = e if isinstance(e, Array) else array(e)
         check_same_context(a, ea)
