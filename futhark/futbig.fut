@@ -17,6 +17,7 @@ module Flags = import "flags"
 module Div = import "div"
 module Thresholds = import "thresholds"
 module Bits = import "bits"
+module Modular = import "modular"
 
 -- | `(a + b mod 2^bits, carry)`.  `cpu` is true on the `c` and
 -- `multicore` backends (the layout differs, thresholds.fut).
@@ -157,3 +158,48 @@ entry bit_length [n][m] (x: [n][m]u64) : [n]i64 = Bits.bit_length x
 
 -- | The number of set bits of each row: `popcount`.
 entry popcount [n][m] (x: [n][m]u64) : [n]i64 = Bits.popcount x
+
+-- ---------------------------------------------------------------------
+-- Modular arithmetic (modular.fut).  The moduli `mods` are `[k][m]u64`
+-- with `k = 1` (one modulus for the batch) or `k = n` (one per
+-- instance); `zero` flags (1) the instances whose modulus is 0, where the
+-- result is 0.  Inputs may be `>= p`: they are reduced first.
+
+-- | `((a + b) mod p, zero)`.
+entry mod_add [n][k][m] (a: [n][m]u64) (b: [n][m]u64) (mods: [k][m]u64) : ([n][m]u64, [n]u8) =
+  Modular.mod_add a b mods
+
+-- | `((a - b) mod p, zero)`.
+entry mod_sub [n][k][m] (a: [n][m]u64) (b: [n][m]u64) (mods: [k][m]u64) : ([n][m]u64, [n]u8) =
+  Modular.mod_sub a b mods
+
+-- | `(a*b mod p, zero)`: Montgomery products for odd `p`, long division
+-- for even `p`.
+entry mod_mul [n][k][m] (a: [n][m]u64) (b: [n][m]u64) (mods: [k][m]u64) : ([n][m]u64, [n]u8) =
+  Modular.mod_mul a b mods
+
+-- | `(a^e mod p, zero)`; exponents `e` are `[ke][me]u64`, `ke = 1` (one
+-- for the batch) or `ke = n`, of any width `me`.
+entry powmod [n][k][m][ke][me] (a: [n][m]u64) (e: [ke][me]u64) (mods: [k][m]u64) : ([n][m]u64, [n]u8) =
+  Modular.powmod a e mods
+
+-- | `gcd(a, b)` (binary), `gcd(0, 0) = 0`.
+entry gcd [n][m] (a: [n][m]u64) (b: [n][m]u64) : [n][m]u64 = Modular.gcd a b
+
+-- | `(a^-1 mod p, zero, none)`: `none` flags (1) the instances without an
+-- inverse (gcd(a, p) /= 1); the result is 0 there and at zero moduli.
+entry modinv [n][k][m] (a: [n][m]u64) (mods: [k][m]u64) : ([n][m]u64, [n]u8, [n]u8) =
+  Modular.modinv a mods
+
+-- | Montgomery forms `(a mod p)*2^(64m) mod p`, odd moduli only.
+entry to_mont [n][k][m] (a: [n][m]u64) (mods: [k][m]u64) : [n][m]u64 =
+  Modular.to_mont_batch a mods
+
+-- | `a*2^(-64m) mod p` for Montgomery forms `a < p`, odd moduli only.
+entry from_mont [n][k][m] (a: [n][m]u64) (mods: [k][m]u64) : [n][m]u64 =
+  Modular.from_mont_batch a mods
+
+-- | Montgomery products `a*b*2^(-64m) mod p` of forms `a, b < p`, odd
+-- moduli only.
+entry mont_mul [n][k][m] (a: [n][m]u64) (b: [n][m]u64) (mods: [k][m]u64) : [n][m]u64 =
+  Modular.mont_mul_batch a b mods

@@ -130,3 +130,8 @@ def div_limb_loops (cpu: bool) (n: i64) : bool = cpu || n >= 1 << 16
 -- only decides the speed (both algorithms are exact); 2048 bits, over all
 -- rows 0.43 ms, as a segmented reduction over all limbs 1.1 ms.
 def mixed_div_samples : i64 = 4096
+
+-- | Largest window (bits) of `powmod`: its table holds `2^w` values per
+-- instance (per thread); 6 keeps 4096-bit tables at 32 KiB, and the
+-- next window would save under 5% of the products at 4096 bits.
+def max_window_bits : i64 = 6

@@ -41,6 +41,7 @@ from .creation import array, concatenate, frombytes, full, zeros
 from .dtypes import BigIntType, uint
 from .signed import int
 from .ndarray import Array
+from .modular import Montgomery, gcd, mod, mod_add, mod_mul, mod_sqr, mod_sub, modinv, powmod
 from .number import (
     abs,
     absolute,
@@ -69,9 +70,10 @@ __all__ = sorted(
     for name in [
         "abs", "absolute", "add", "argsort", "Array", "array", "available_backends", "backend", "BackendError",
         "BigIntType", "bit_length", "bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor", "compare",
-        "concatenate", "divmod", "equal", "floor_divide", "from_dlpack", "frombytes", "full", "greater",
+        "concatenate", "divmod", "equal", "floor_divide", "from_dlpack", "frombytes", "full", "gcd", "greater",
         "greater_equal", "int", "invert", "isqrt", "left_shift", "less", "less_equal", "max", "maximum", "min",
-        "minimum", "mul", "mul_full", "multiply", "negative", "not_equal", "popcount", "power", "prod", "remainder",
+        "minimum", "mod", "mod_add", "mod_mul", "mod_sqr", "mod_sub", "modinv", "Montgomery", "mul", "mul_full",
+        "multiply", "negative", "not_equal", "popcount", "power", "powmod", "prod", "remainder",
         "right_shift", "set_backend", "sign", "sort", "square", "sub", "subtract", "sum", "uint", "where", "zeros",
     ]
     if not hasattr(_builtins, name)

@@ -53,8 +53,15 @@ __all__ = [
     "divmod_by",
     "divmod_limb",
     "exceeds",
+    "from_mont",
     "gather",
+    "gcd",
     "left_shift",
+    "mod_add",
+    "mod_mul",
+    "mod_sub",
+    "modinv",
+    "mont_mul",
     "mul_full",
     "mul_limb",
     "mul_lo",
@@ -63,12 +70,14 @@ __all__ = [
     "ntt_switches",
     "poly",
     "popcount",
+    "powmod",
     "raise_on_flags",
     "resize",
     "right_shift",
     "sqr_full",
     "sqr_lo",
     "sub",
+    "to_mont",
 ]
 
 Device = Any  # an opaque array owned by the backend context
@@ -329,3 +338,54 @@ def bit_length(ctx: Context, a: Device) -> np.ndarray:
 def popcount(ctx: Context, a: Device) -> np.ndarray:
     """``[n]`` int64 on the host: the number of set bits of each row."""
     return ctx.to_host(ctx.call("popcount", a))
+
+
+# --------------------------------------------------------------------------
+# Modular arithmetic (futhark/modular.fut). ``mods`` has one row (one
+# modulus for the batch) or one per instance; ``zero`` flags the instances
+# whose modulus is 0 (their results are 0).
+
+
+def mod_add(ctx: Context, a: Device, b: Device, mods: Device) -> tuple[Device, Device]:
+    """``((a + b) mod p, zero [n]u8)``; inputs may be ``>= p``."""
+    return ctx.call("mod_add", a, b, mods)
+
+
+def mod_sub(ctx: Context, a: Device, b: Device, mods: Device) -> tuple[Device, Device]:
+    """``((a - b) mod p, zero [n]u8)``; inputs may be ``>= p``."""
+    return ctx.call("mod_sub", a, b, mods)
+
+
+def mod_mul(ctx: Context, a: Device, b: Device, mods: Device) -> tuple[Device, Device]:
+    """``(a * b mod p, zero [n]u8)``: Montgomery for odd ``p``, long division for even ``p``."""
+    return ctx.call("mod_mul", a, b, mods)
+
+
+def powmod(ctx: Context, a: Device, e: Device, mods: Device) -> tuple[Device, Device]:
+    """``(a ** e mod p, zero [n]u8)``; ``e`` has one row or one per instance, of any width."""
+    return ctx.call("powmod", a, e, mods)
+
+
+def gcd(ctx: Context, a: Device, b: Device) -> Device:
+    """``gcd(a, b)`` by the binary algorithm, ``gcd(0, 0) = 0``."""
+    return ctx.call("gcd", a, b)
+
+
+def modinv(ctx: Context, a: Device, mods: Device) -> tuple[Device, Device, Device]:
+    """``(a ** -1 mod p, zero [n]u8, none [n]u8)``: ``none`` flags gcd(a, p) != 1 (result 0 there)."""
+    return ctx.call("modinv", a, mods)
+
+
+def to_mont(ctx: Context, a: Device, mods: Device) -> Device:
+    """Montgomery forms ``(a mod p) * 2**(64m) mod p`` (odd moduli)."""
+    return ctx.call("to_mont", a, mods)
+
+
+def from_mont(ctx: Context, a: Device, mods: Device) -> Device:
+    """Values ``a * 2**(-64m) mod p`` of Montgomery forms ``a < p`` (odd moduli)."""
+    return ctx.call("from_mont", a, mods)
+
+
+def mont_mul(ctx: Context, a: Device, b: Device, mods: Device) -> Device:
+    """Montgomery products ``a * b * 2**(-64m) mod p`` of forms ``a, b < p`` (odd moduli)."""
+    return ctx.call("mont_mul", a, b, mods)

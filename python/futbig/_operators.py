@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from . import arithmetic, bitwise, comparison, number
+from . import arithmetic, bitwise, comparison, modular, number
 from ._operands import binary
 from .ndarray import Array
 
@@ -62,9 +62,9 @@ def _reflected(fn: Callable[[Any, Any], Any]) -> Callable[[Array, Any], Any]:
     return lambda self, other: binary(other, self, fn)
 
 
-def _pow(self: Array, exponent: Any, modulo: None = None) -> Array:
+def _pow(self: Array, exponent: Any, modulo: Any = None) -> Array:
     if modulo is not None:
-        return NotImplemented
+        return modular.powmod(self, exponent, modulo)
     return arithmetic.power(self, exponent)
 
 

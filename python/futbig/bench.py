@@ -31,6 +31,11 @@ DEFAULT_BITS = [2**k for k in range(9, 19)]
 DEFAULT_OPS = ["add", "add6", "mul", "mul_full", "poly", "divmod", "divmod_mixed"]
 #: The one-limb scalar of ``mul_scalar`` and the ``div_scalar`` rows: odd, every limb bit in play.
 SCALAR = 0x9E3779B97F4A7C15
+
+
+def modulus(bits: int) -> int:
+    """The shared odd modulus of the modular rows: ``2**bits - 159``, as wide as the operands."""
+    return (1 << bits) - 159
 GPU_TOTAL_BITS = 2**32
 CPU_TOTAL_BITS = 2**23
 
@@ -101,6 +106,15 @@ def _ops() -> dict[str, Op]:
     def pick_pair(result, idx):
         return list(zip(result[0][idx].to_ints(), result[1][idx].to_ints()))
 
+    def modular(f):  # one modulus for the batch (`modulus(bits)`), as fb.uint(bits)
+        return lambda a, b: f(a, b, modulus(a.bits))
+
+    def inverse(x, p):
+        try:
+            return int(gmpy2.invert(x, p))
+        except ZeroDivisionError:
+            return 0
+
     product = lambda x, y, bits: x * y
     quotient = lambda x, y, bits: (x // y, x % y)
     return {
@@ -135,13 +149,23 @@ def _ops() -> dict[str, Op]:
         # The two division algorithms that `divmod` chooses between by width.
         "divmod_thread": Op("divmod_thread", division(_kernels.DIV_LONG), quotient, pick_pair, 4, "divmod(x, y)", divisor="half"),
         "divmod_newton": Op("divmod_newton", division(_kernels.DIV_NEWTON), quotient, pick_pair, 4, "divmod(x, y)", divisor="half"),
+        # Modular arithmetic with one odd modulus as wide as the operands; powmod with per-instance
+        # exponents of that width.
+        "mod_mul": Op("mod_mul", modular(fb.mod_mul), lambda x, y, bits: x * y % modulus(bits), pick, 3,
+                      "x * y % p"),
+        "powmod": Op("powmod", modular(fb.powmod), lambda x, y, bits: pow(x, y, modulus(bits)), pick, 3,
+                     "gmpy2.powmod(x, y, p)"),
+        "gcd": Op("gcd", fb.gcd, lambda x, y, bits: int(gmpy2.gcd(x, y)), pick, 3, "gmpy2.gcd(x, y)"),
+        "modinv": Op("modinv", modular(lambda a, b, p: fb.modinv(a, p, errors="zero")),
+                     lambda x, y, bits: inverse(x, modulus(bits)), pick, 2, "gmpy2.invert(x, p)"),
     }
 
 
 #: Every operation ``bench`` knows.
 OP_NAMES = ["add", "add6", "mul", "mul_full", "poly", "divmod", "divmod_mixed", "divmod_thread",
             "divmod_newton", "mul_classical", "mul_ntt", "mul_full_classical", "mul_full_ntt", "sqr",
-            "sqr_classical", "sqr_ntt", "mul_scalar", "div_scalar", "div_scalar_batch"]
+            "sqr_classical", "sqr_ntt", "mul_scalar", "div_scalar", "div_scalar_batch", "mod_mul", "powmod", "gcd",
+            "modinv"]
 
 
 def _gmpy2_rate(op: str, xs: list, ys: list, bits: int) -> float:
@@ -160,6 +184,21 @@ def _gmpy2_rate(op: str, xs: list, ys: list, bits: int) -> float:
         "mul_scalar": lambda: [(p * SCALAR) & mask for p in x],
         "div_scalar": lambda: [divmod(p, SCALAR) for p in x],
     }
+    p = gmpy2.mpz(modulus(bits))
+
+    def invert_all():
+        out = []
+        for q in x:
+            try:
+                out.append(gmpy2.invert(q, p))
+            except ZeroDivisionError:
+                out.append(0)
+        return out
+
+    loops["mod_mul"] = lambda: [q * r % p for q, r in zip(x, y)]
+    loops["powmod"] = lambda: [gmpy2.powmod(q, r, p) for q, r in zip(x, y)]
+    loops["gcd"] = lambda: [gmpy2.gcd(q, r) for q, r in zip(x, y)]
+    loops["modinv"] = invert_all
     loops["div_scalar_batch"] = loops["div_scalar"]
     loops["divmod_mixed"] = loops["divmod_thread"] = loops["divmod_newton"] = loops["divmod"]
     loops["mul_classical"] = loops["mul_ntt"] = loops["mul"]

@@ -190,6 +190,7 @@ class FuzzOp:
     extra: str = ""  # "count", "counts", "exponent", "limb": what else each batch draws
     quadratic: bool = False  # cost grows with the square of the width: fewer cases at wide widths
     signed: bool = False  # runs on the operands read as fb.int(bits): widths of 2 bits and more
+    max_bits: int = 0  # widest width checked (0: all): one instance per thread makes wide ones slow
 
 
 def _mask(bits: int) -> Any:
@@ -340,8 +341,34 @@ def _ops() -> dict[str, FuzzOp]:
         FuzzOp("int_compare", signed(lambda fb, a, b, e: fb.compare(a, b)),
                signed_oracle(lambda xs, ys, e, bits: ([(x > y) - (x < y) for x, y in zip(xs, ys)],), wide=0),
                signed=True),
+        # Modular arithmetic, b the per-instance modulus (nonzero), ~a the second operand and the
+        # exponent (as wide as the modulus; inputs >= the modulus included).
+        FuzzOp("mod_add", api(lambda fb, a, b, e: fb.mod_add(a, ~a, b)),
+               lambda xs, ys, e, bits: ([(x + (x ^ _mask(bits))) % y for x, y in zip(xs, ys)],), divisor="nonzero"),
+        FuzzOp("mod_sub", api(lambda fb, a, b, e: fb.mod_sub(a, ~a, b)),
+               lambda xs, ys, e, bits: ([(x - (x ^ _mask(bits))) % y for x, y in zip(xs, ys)],), divisor="nonzero"),
+        FuzzOp("mod_mul", api(lambda fb, a, b, e: fb.mod_mul(a, ~a, b)),
+               lambda xs, ys, e, bits: ([x * (x ^ _mask(bits)) % y for x, y in zip(xs, ys)],), divisor="nonzero",
+               quadratic=True, max_bits=65537),
+        FuzzOp("powmod", api(lambda fb, a, b, e: fb.powmod(a, ~a, b)),
+               lambda xs, ys, e, bits: ([gmpy2.powmod(x, x ^ _mask(bits), y) for x, y in zip(xs, ys)],),
+               divisor="nonzero", quadratic=True, max_bits=4097),
+        FuzzOp("gcd", api(lambda fb, a, b, e: fb.gcd(a, b)),
+               lambda xs, ys, e, bits: ([gmpy2.gcd(x, y) for x, y in zip(xs, ys)],), divisor="any", quadratic=True,
+               max_bits=16384),
+        FuzzOp("modinv", api(lambda fb, a, b, e: fb.modinv(a, b, errors="zero")),
+               lambda xs, ys, e, bits: ([_invert(x, y) for x, y in zip(xs, ys)],), divisor="nonzero",
+               quadratic=True, max_bits=16384),
     ]
     return {op.name: op for op in ops}
+
+
+def _invert(x: Any, p: Any) -> Any:
+    """GMP's inverse of x modulo p, 0 where there is none (fb.modinv's errors="zero")."""
+    try:
+        return gmpy2.invert(x, p)
+    except ZeroDivisionError:
+        return 0
 
 
 #: Every operation ``fuzz`` checks.
@@ -349,7 +376,7 @@ OP_NAMES = ["add", "sub", "mul", "square", "mul_full", "sqr_full", "mul_classica
             "sqr_ntt", "mul_limb", "divmod", "divmod_long",
             "divmod_newton", "divmod_one_length", "floordiv", "mod", "div_limb", "shl", "shr", "shl_each", "shr_each", "and", "or", "xor",
             "not", "neg", "compare", "power", "add6", "poly", "int_mul_full", "int_floordiv", "int_mod",
-            "int_shr_each", "int_compare"]
+            "int_shr_each", "int_compare", "mod_add", "mod_sub", "mod_mul", "powmod", "gcd", "modinv"]
 
 
 def _extra(rng: np.random.Generator, op: FuzzOp, n: int, bits: int) -> Any:
@@ -472,6 +499,7 @@ def fuzz(op_names: list[str], widths: list[int], cases: int, seed: int, batch_bi
         t0 = said = time.perf_counter()
         done = 0
         op_widths = [w for w in widths if w >= 2] if op.signed else widths
+        op_widths = [w for w in op_widths if not op.max_bits or w <= op.max_bits]
         per_width = _allocation(op_widths, cases, op.quadratic)
         for bits, count in zip(op_widths, per_width):
             size = max(1, min(count, batch_bits // (64 * -(-bits // 64))))

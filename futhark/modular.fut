@@ -1,0 +1,359 @@
+-- | Modular arithmetic on batches of big integers: Montgomery
+-- multiplication (CIOS), modular addition and subtraction, powers by a
+-- fixed window, the binary gcd and the inverse by the binary extended
+-- gcd.  One instance per thread: every operation on an instance is a
+-- sequential loop over its limbs (docs/modular.md).
+--
+-- The moduli come as `[k][m]u64` with `k = 1` (one modulus for the whole
+-- batch: its constants are computed once) or `k = n` (one per instance).
+-- A zero modulus is replaced by 1 (so that its results are 0) and flagged.
+-- Odd moduli multiply by Montgomery's method; even ones by full products
+-- and long division (div.fut).
+
+import "limbs"
+import "div"
+import "thresholds"
+
+-- ---------------------------------------------------------------------
+-- Sequential helpers on one instance's limbs.
+
+-- Whether x >= y.
+local def geq [m] (x: [m]u64) (y: [m]u64) : bool =
+  let (_, r) = loop (i, r) = (m - 1, 0i8) while r == 0 && i >= 0 do
+                 (i - 1, if x[i] > y[i] then 1 else if x[i] < y[i] then -1 else 0)
+  in r >= 0
+
+-- Whether every limb of x is zero.
+local def zero_row [m] (x: [m]u64) : bool =
+  (loop (z, i) = (true, 0) while z && i < m do (x[i] == 0, i + 1)).0
+
+-- Whether x == 1.
+local def one_row [m] (x: [m]u64) : bool =
+  x[0] == 1 && (loop (z, i) = (true, 1) while z && i < m do (x[i] == 0, i + 1)).0
+
+-- The number 1 in m limbs.
+local def one (m: i64) : *[m]u64 = tabulate m (\i -> u64.bool (i == 0))
+
+-- (x + y, carry).
+local def add_row [m] (x: [m]u64) (y: [m]u64) : ([m]u64, u64) =
+  loop (r, c) = (replicate m 0, 0u64) for i < m do
+    let (s, c) = adc x[i] y[i] c in (r with [i] = s, c)
+
+-- (x - y mod 2^(64m), borrow).
+local def sub_row [m] (x: [m]u64) (y: [m]u64) : ([m]u64, u64) =
+  loop (r, b) = (replicate m 0, 0u64) for i < m do
+    let d = x[i] - y[i]
+    let d2 = d - b
+    in (r with [i] = d2, u64.bool (y[i] > x[i]) + u64.bool (b > d))
+
+-- x >> s for 0 <= s.
+local def shr_row [m] (s: i64) (x: [m]u64) : [m]u64 =
+  let q = s / 64
+  let b = u64.i64 (s % 64)
+  in tabulate m (\i -> let lo = if i + q < m then x[i + q] >> b else 0
+                       let hi = if b == 0 || i + q + 1 >= m then 0 else x[i + q + 1] << (64 - b)
+                       in lo | hi)
+
+-- x << s for 0 <= s (bits shifted out are lost).
+local def shl_row [m] (s: i64) (x: [m]u64) : [m]u64 =
+  let q = s / 64
+  let b = u64.i64 (s % 64)
+  in tabulate m (\i -> let lo = if i - q >= 0 then x[i - q] << b else 0
+                       let hi = if b == 0 || i - q - 1 < 0 then 0 else x[i - q - 1] >> (64 - b)
+                       in lo | hi)
+
+-- The number of trailing zero bits of a nonzero x.
+local def ctz_row [m] (x: [m]u64) : i64 =
+  let i = loop i = 0 while i < m - 1 && x[i] == 0 do i + 1
+  in 64 * i + i64.i32 (u64.ctz x[i])
+
+-- The bit length of x (0 for zero).
+local def bit_length_row [m] (x: [m]u64) : i64 =
+  loop len = 0i64 for i < m do
+    if x[i] != 0 then 64 * i + 64 - i64.i32 (u64.clz x[i]) else len
+
+-- x zero-extended (or cut) to w limbs.
+local def extend [m] (w: i64) (x: [m]u64) : *[w]u64 =
+  tabulate w (\i -> if i < m then x[i] else 0)
+
+-- The exact product x*y, schoolbook.
+local def product [m] (x: [m]u64) (y: [m]u64) : [m*2]u64 =
+  loop ws = replicate (m*2) 0 for i < m do
+    let (ws, c) =
+      loop (ws, c) = (ws, 0u64) for j < m do
+        let lo = x[i] * y[j]
+        let hi = u64.mul_hi x[i] y[j]
+        let s = ws[i+j] + lo
+        let hi = hi + u64.bool (s < lo)
+        let s2 = s + c
+        in (ws with [i+j] = s2, hi + u64.bool (s2 < c))
+    in ws with [i+m] = c
+
+-- x mod p for any x, p /= 0 (long division only where x >= p).
+local def reduce_row [m] (p: [m]u64) (x: [m]u64) : [m]u64 =
+  if geq x p then (long_division x p).1 else x
+
+-- x*y mod p for x, y < p, p /= 0, by a full product and long division.
+local def mul_div [m] (p: [m]u64) (x: [m]u64) (y: [m]u64) : *[m]u64 =
+  let (_, r) = long_division (product x y) (extend (m*2) p)
+  in extend m r
+
+-- ---------------------------------------------------------------------
+-- Montgomery multiplication.
+
+-- | `-x^-1 mod 2^64` for odd `x`, by Newton's iteration `y <- y(2 - xy)`:
+-- `y = x` is right modulo 2^3 (an odd square is 1 mod 8), and each step
+-- doubles the correct low bits (3, 6, 12, 24, 48, 96).
+def neg_inv64 (x: u64) : u64 =
+  let y = loop y = x for _i < 5 do y * (2 - x * y)
+  in 0 - y
+
+-- | `a*b/2^(64m) mod p` for `a, b < p`, `p` odd and `pinv = neg_inv64
+-- p[0]`, into the scratch row `t` (its contents are ignored): Montgomery
+-- multiplication by the coarsely integrated operand scanning method (CIOS,
+-- Koç, Acar and Kaliski 1996), `m + 2` limbs of scratch (the top two as
+-- scalars).  Loops that pass their old rows back as scratch allocate
+-- nothing per product (an allocation per product made 256-bit powers 7x
+-- slower on the `c` backend).
+def mont_mul_into [m] (t: *[m]u64) (p: [m]u64) (pinv: u64) (a: [m]u64) (b: [m]u64) : *[m]u64 =
+  let t = loop t for j < m do t with [j] = 0
+  let (t, top) =
+    loop (t, top) = (t, 0u64) for i < m do
+      let bi = b[i]
+      -- t += a*bi
+      let (t, c) =
+        loop (t, c) = (t, 0u64) for j < m do
+          let lo = a[j] * bi
+          let s = lo + t[j]
+          let hi = u64.mul_hi a[j] bi + u64.bool (s < lo)
+          let s2 = s + c
+          in (t with [j] = s2, hi + u64.bool (s2 < c))
+      let s = top + c
+      let top2 = u64.bool (s < c)
+      -- t = (t + u*p) / 2^64, u chosen so that the low limb cancels.
+      let u = t[0] * pinv
+      let lo = u * p[0]
+      let c = u64.mul_hi u p[0] + u64.bool (lo + t[0] < lo)
+      let (t, c) =
+        loop (t, c) = (t, c) for j in 1..<m do
+          let lo = u * p[j]
+          let s = lo + t[j]
+          let hi = u64.mul_hi u p[j] + u64.bool (s < lo)
+          let s2 = s + c
+          in (t with [j - 1] = s2, hi + u64.bool (s2 < c))
+      let s2 = s + c
+      in (t with [m - 1] = s2, top2 + u64.bool (s2 < c))
+  -- t < 2p: one subtraction at most, in place.
+  in if top == 0 && !(geq t p) then t
+     else (loop (t, b) = (t, 0u64) for j < m do
+             let x = t[j]
+             let d = x - p[j]
+             in (t with [j] = d - b, u64.bool (p[j] > x) + u64.bool (b > d))).0
+
+-- | `mont_mul_into` a new row.
+def mont_mul [m] (p: [m]u64) (pinv: u64) (a: [m]u64) (b: [m]u64) : [m]u64 =
+  mont_mul_into (replicate m 0) p pinv a b
+
+-- | The constants of one modulus `p /= 0`: whether it is odd, `pinv`
+-- (`neg_inv64`), `R mod p` and `R^2 mod p` for `R = 2^(64m)` (odd `p`
+-- only; for even `p` both are `1 mod p`).
+type mod_consts [m] = {odd: bool, pinv: u64, r1: [m]u64, r2: [m]u64}
+
+-- | The constants of `p /= 0`: `R mod p` as `(R - p) mod p` (an m-limb
+-- division), `R^2 mod p` by dividing its square.
+def mod_consts [m] (p: [m]u64) : mod_consts [m] =
+  let odd = p[0] & 1 == 1
+  in if !odd then let r = reduce_row p (one m) in {odd, pinv = 0, r1 = r, r2 = r}
+     else let r1 = (long_division (sub_row (replicate m 0) p).0 p).1
+          in {odd, pinv = neg_inv64 p[0], r1, r2 = mul_div p r1 r1}
+
+-- | Montgomery form `x*R mod p` of `x < p`.
+def to_mont [m] (p: [m]u64) (c: mod_consts [m]) (x: [m]u64) : [m]u64 =
+  mont_mul p c.pinv x c.r2
+
+-- | `x/R mod p`, the value of the Montgomery form `x < p`.
+def from_mont [m] (p: [m]u64) (c: mod_consts [m]) (x: [m]u64) : [m]u64 =
+  mont_mul p c.pinv x (one m)
+
+-- | `x*y mod p` for `x, y < p`: two Montgomery products for odd `p`
+-- (the second by `R^2`), a full product and long division for even `p`.
+def mod_mul_row [m] (p: [m]u64) (c: mod_consts [m]) (x: [m]u64) (y: [m]u64) : [m]u64 =
+  if c.odd then mont_mul p c.pinv (mont_mul p c.pinv x y) c.r2 else mul_div p x y
+
+-- | `x + y mod p` for `x, y < p`.
+def mod_add_row [m] (p: [m]u64) (x: [m]u64) (y: [m]u64) : [m]u64 =
+  let (s, c) = add_row x y
+  in if c != 0 || geq s p then (sub_row s p).0 else s
+
+-- | `x - y mod p` for `x, y < p`.
+def mod_sub_row [m] (p: [m]u64) (x: [m]u64) (y: [m]u64) : [m]u64 =
+  let (d, b) = sub_row x y
+  in if b != 0 then (add_row d p).0 else d
+
+-- ---------------------------------------------------------------------
+-- Powers.
+
+-- | The window (bits) of a fixed-window power with exponents of `len`
+-- bits: the `w` that minimises `len/w` multiplications and `2^w` table
+-- entries, at most `max_window_bits`.
+def window_bits (len: i64) : i64 =
+  let w = if len <= 8 then 1 else if len <= 24 then 2 else if len <= 80 then 3
+          else if len <= 240 then 4 else if len <= 672 then 5 else if len <= 1792 then 6 else 7
+  in i64.min w max_window_bits
+
+-- Bits pos .. pos+w-1 of e (w <= 63).
+local def bits_at [me] (e: [me]u64) (pos: i64) (w: i64) : u64 =
+  let j = pos / 64
+  let s = pos % 64
+  let lo = if j < me then e[j] >> u64.i64 s else 0
+  let hi = if s + w > 64 && j + 1 < me then e[j + 1] << u64.i64 (64 - s) else 0
+  in (lo | hi) & ((1 << u64.i64 w) - 1)
+
+-- x^e with the product `mul` (into a scratch row, `mont_mul_into`) and
+-- its unit `unit`, by a fixed window of w bits: a table of x^0 ..
+-- x^(2^w - 1), then per window w squarings and one product.
+local def pow_window [m][me] (mul: *[m]u64 -> [m]u64 -> [m]u64 -> *[m]u64) (unit: [m]u64) (w: i64)
+                             (x: [m]u64) (e: [me]u64) : [m]u64 =
+  let size = 1 << w
+  let table = loop tbl = replicate size unit for k in 1..<size do
+                tbl with [k] = if k == 1 then copy x else mul (replicate m 0) tbl[k - 1] x
+  let windows = (bit_length_row e + w - 1) / w
+  in if windows == 0 then unit else
+  let top = i64.u64 (bits_at e ((windows - 1) * w) w)
+  -- Each window is w squarings and a product by its table entry (by
+  -- table[0], the unit, for a zero digit: no branch around a product);
+  -- the old accumulator becomes the next product's scratch row.
+  let (acc, _) =
+    loop (acc: *[m]u64, s: *[m]u64) = (copy table[top], replicate m 0) for step < (windows - 1) * (w + 1) do
+      let t = step / (w + 1)
+      let y = if step % (w + 1) < w then acc
+              else table[i64.u64 (bits_at e ((windows - 2 - t) * w) w)]
+      in (mul s acc y, acc)
+  in acc
+
+-- | `x^e mod p` for `x < p` with window `w`: in Montgomery form for odd
+-- `p`, by products and long division for even `p`.
+def powmod_row [m][me] (p: [m]u64) (c: mod_consts [m]) (w: i64) (x: [m]u64) (e: [me]u64) : [m]u64 =
+  if c.odd
+  then from_mont p c (pow_window (\(s: *[m]u64) -> mont_mul_into s p c.pinv) c.r1 w (to_mont p c x) e)
+  else pow_window (\_ -> mul_div p) c.r1 w x e
+
+-- ---------------------------------------------------------------------
+-- The binary gcd and the inverse.
+
+-- | `gcd(a, b)` by the binary algorithm (Stein's); `gcd(0, 0) = 0`.
+def gcd_row [m] (a: [m]u64) (b: [m]u64) : [m]u64 =
+  if zero_row a then b else if zero_row b then a else
+  let za = ctz_row a
+  let zb = ctz_row b
+  let a = shr_row za a
+  -- a stays odd; b loses its twos, and the smaller is subtracted from the larger.
+  let (a, _) = loop (a, b) = (a, b) while !(zero_row b) do
+                 let b = shr_row (ctz_row b) b
+                 let (a, b) = if geq b a then (a, b) else (b, a)
+                 in (a, (sub_row b a).0)
+  in shl_row (i64.min za zb) a
+
+-- x/2 mod p for odd p, x < p.
+local def half_mod [m] (p: [m]u64) (x: [m]u64) : [m]u64 =
+  if x[0] & 1 == 0 then shr_row 1 x
+  else let (s, c) = add_row x p
+       in tabulate m (\i -> (s[i] >> 1) | (if i + 1 < m then s[i + 1] << 63 else c << 63))
+
+-- (x^-1 mod p, whether it exists) for odd p > 1, x < p, by the binary
+-- extended gcd: u = x1*x and v = x2*x (mod p) throughout.
+local def inv_odd [m] (p: [m]u64) (x: [m]u64) : ([m]u64, bool) =
+  let done u v = one_row u || one_row v || zero_row u || zero_row v
+  let (u, v, x1, x2) =
+    loop (u, v, x1, x2) = (x, p, one m, replicate m 0) while !(done u v) do
+      if u[0] & 1 == 0 then (shr_row 1 u, v, half_mod p x1, x2)
+      else if v[0] & 1 == 0 then (u, shr_row 1 v, x1, half_mod p x2)
+      else if geq u v then ((sub_row u v).0, v, mod_sub_row p x1 x2, x2)
+      else (u, (sub_row v u).0, x1, mod_sub_row p x2 x1)
+  in if one_row u then (x1, true) else if one_row v then (x2, true) else (replicate m 0, false)
+
+-- | `(a^-1 mod p, whether it exists)` for `a < p`, `p /= 0`, any `p`
+-- (never assumed prime).  For `p = 1` the inverse is 0.  For odd `p` by
+-- the binary extended gcd; for even `p` (then `a` must be odd) from
+-- `y = p^-1 mod a`, an odd modulus: `p*y = 1 + a*t` gives `a*(p - t) = 1
+-- mod p`.
+def modinv_row [m] (p: [m]u64) (a: [m]u64) : ([m]u64, bool) =
+  if one_row p then (replicate m 0, true)
+  else if p[0] & 1 == 1 then inv_odd p a
+  else if a[0] & 1 == 0 then (replicate m 0, false)
+  else if one_row a then (one m, true)
+  else let (y, ok) = inv_odd a (reduce_row a p)
+       in if !ok then (replicate m 0, false) else
+       let (py1, _) = sub_row (product p y) (one (m*2))
+       let (t, _) = long_division py1 (extend (m*2) a)
+       in ((sub_row p (extend m t)).0, true)
+
+-- ---------------------------------------------------------------------
+-- Batches: `n` instances, `k = 1` or `k = n` moduli.
+
+-- Row i of the k rows of xs (row 0 for k = 1: one shared row).
+local def pick [k] 't (xs: [k]t) (i: i64) : t = if k == 1 then xs[0] else xs[i]
+
+-- The moduli with 0 replaced by 1, and flags of those that were 0.
+local def nonzero_moduli [k][m] (mods: [k][m]u64) : ([k][m]u64, [k]bool) =
+  let zs = map zero_row mods
+  in (map2 (\z p -> if z then one m else p) zs mods, zs)
+
+-- Flags (1) of the instances whose modulus is zero.
+local def zero_flags [k] (n: i64) (zs: [k]bool) : [n]u8 = tabulate n (\i -> u8.bool (pick zs i))
+
+-- A map over the instances with their modulus (zero replaced by 1) and
+-- its constants: (results, flags of the zero moduli).
+local def with_moduli [n][k][m] 'r (f: [m]u64 -> mod_consts [m] -> i64 -> r) (mods: [k][m]u64) : ([n]r, [n]u8) =
+  let (ps, zs) = nonzero_moduli mods
+  let cs = map mod_consts ps
+  in (tabulate n (\i -> f (pick ps i) (pick cs i) i), zero_flags n zs)
+
+-- | `(a mod p + b mod p) mod p` per instance, and flags of the zero moduli
+-- (results 0 there).
+def mod_add [n][k][m] (a: [n][m]u64) (b: [n][m]u64) (mods: [k][m]u64) : ([n][m]u64, [n]u8) =
+  let (ps, zs) = nonzero_moduli mods
+  in (tabulate n (\i -> let p = pick ps i in mod_add_row p (reduce_row p a[i]) (reduce_row p b[i])),
+      zero_flags n zs)
+
+-- | `(a - b) mod p` per instance, as `mod_add`.
+def mod_sub [n][k][m] (a: [n][m]u64) (b: [n][m]u64) (mods: [k][m]u64) : ([n][m]u64, [n]u8) =
+  let (ps, zs) = nonzero_moduli mods
+  in (tabulate n (\i -> let p = pick ps i in mod_sub_row p (reduce_row p a[i]) (reduce_row p b[i])),
+      zero_flags n zs)
+
+-- | `a*b mod p` per instance, as `mod_add`.
+def mod_mul [n][k][m] (a: [n][m]u64) (b: [n][m]u64) (mods: [k][m]u64) : ([n][m]u64, [n]u8) =
+  with_moduli (\p c i -> mod_mul_row p c (reduce_row p a[i]) (reduce_row p b[i])) mods
+
+-- | `a^e mod p` per instance (`ke = 1`: one exponent for the batch, or
+-- `ke = n`), as `mod_add`.  The window comes from the longest exponent.
+def powmod [n][k][m][ke][me] (a: [n][m]u64) (e: [ke][me]u64) (mods: [k][m]u64) : ([n][m]u64, [n]u8) =
+  let w = window_bits (reduce i64.max 0 (map bit_length_row e))
+  in with_moduli (\p c i -> powmod_row p c w (reduce_row p a[i]) (pick e i)) mods
+
+-- | `gcd(a, b)` per instance.
+def gcd [n][m] (a: [n][m]u64) (b: [n][m]u64) : [n][m]u64 = map2 gcd_row a b
+
+-- | `(a^-1 mod p, zero, none)` per instance: `zero` flags the zero
+-- moduli, `none` the instances without an inverse (gcd(a, p) /= 1);
+-- results are 0 at both.
+def modinv [n][k][m] (a: [n][m]u64) (mods: [k][m]u64) : ([n][m]u64, [n]u8, [n]u8) =
+  let (ps, zs) = nonzero_moduli mods
+  let (r, ok) = tabulate n (\i -> let p = pick ps i in modinv_row p (reduce_row p a[i])) |> unzip
+  in (r, zero_flags n zs, map (\x -> u8.bool (!x)) ok)
+
+-- | Montgomery forms `(a mod p)*R mod p` for odd moduli (`R = 2^(64m)`).
+def to_mont_batch [n][k][m] (a: [n][m]u64) (mods: [k][m]u64) : [n][m]u64 =
+  (with_moduli (\p c i -> to_mont p c (reduce_row p a[i])) mods).0
+
+-- | The values `a/R mod p` of Montgomery forms `a < p`, odd moduli.
+def from_mont_batch [n][k][m] (a: [n][m]u64) (mods: [k][m]u64) : [n][m]u64 =
+  (with_moduli (\p c i -> from_mont p c a[i]) mods).0
+
+-- | Montgomery products `a*b/R mod p` of Montgomery forms `a, b < p`,
+-- odd moduli.
+def mont_mul_batch [n][k][m] (a: [n][m]u64) (b: [n][m]u64) (mods: [k][m]u64) : [n][m]u64 =
+  let (ps, _) = nonzero_moduli mods
+  let pinvs = map (\p -> neg_inv64 p[0]) ps
+  in tabulate n (\i -> mont_mul (pick ps i) (pick pinvs i) a[i] b[i])

@@ -1,0 +1,91 @@
+-- Tests of modular.fut: small cases with known results, and self-checks
+-- against products and long divisions of the sequential references.
+
+import "limbs"
+import "div"
+import "modular"
+import "testing"
+
+-- 3^5 mod 7 = 5, 2^10 mod 1000 = 24 (even), x^0 mod 1 = 0, zero modulus.
+-- ==
+-- entry: test_powmod_small
+-- input { [[3u64], [2u64], [5u64], [9u64]] [[5u64], [10u64], [0u64], [2u64]] [[7u64], [1000u64], [1u64], [0u64]] }
+-- output { [[5u64], [24u64], [0u64], [0u64]] [0u8, 0u8, 0u8, 1u8] }
+entry test_powmod_small [n][k][m][ke][me] (a: [n][m]u64) (e: [ke][me]u64) (mods: [k][m]u64) =
+  powmod a e mods
+
+-- 3^-1 mod 7 = 5, 3^-1 mod 8 = 3, 2 mod 4 has none, 0 mod 1 gives 0.
+-- ==
+-- entry: test_modinv_small
+-- input { [[3u64], [3u64], [2u64], [0u64], [5u64]] [[7u64], [8u64], [4u64], [1u64], [0u64]] }
+-- output { [[5u64], [3u64], [0u64], [0u64], [0u64]] [0u8, 0u8, 0u8, 0u8, 1u8] [0u8, 0u8, 1u8, 0u8, 0u8] }
+entry test_modinv_small [n][k][m] (a: [n][m]u64) (mods: [k][m]u64) = modinv a mods
+
+-- ==
+-- entry: test_gcd_small
+-- input { [[12u64, 0u64], [0u64, 0u64], [0u64, 1u64], [7u64, 0u64]] [[18u64, 0u64], [0u64, 0u64], [0u64, 2u64], [0u64, 0u64]] }
+-- output { [[6u64, 0u64], [0u64, 0u64], [0u64, 1u64], [7u64, 0u64]] }
+entry test_gcd_small [n][m] (a: [n][m]u64) (b: [n][m]u64) = gcd a b
+
+-- ==
+-- entry: test_neg_inv64
+-- input { [1u64, 3u64, 18446744073709551615u64, 12345678901u64] } output { true }
+entry test_neg_inv64 [n] (xs: [n]u64) : bool = all (\x -> x * neg_inv64 x == u64.highest) xs
+
+-- x*y mod p by the references.
+local def ref_mulmod [m] (p: [m]u64) (x: [m]u64) (y: [m]u64) : [m]u64 =
+  take m (long_division (ref_mul x y) (tabulate (m * 2) (\i -> if i < m then p[i] else 0))).1
+
+local def ref_mod [m] (p: [m]u64) (x: [m]u64) : [m]u64 = (long_division x p).1
+
+-- Moduli from random limbs, odd and even, 0 replaced by 1.
+local def moduli (seed: u64) (n: i64) (m: i64) (bits: i64) : [n][m]u64 =
+  map2 (\i (p: [m]u64) : [m]u64 ->
+          let p = if i % 2 == 0 then copy p with [0] = p[0] | 1 else p
+          in if all (== 0) p then tabulate m (\j -> u64.bool (j == 0)) else p)
+       (iota n) (gen seed n m bits)
+
+-- Self-checking: (seed, n, m, bits) with per-instance moduli, and one
+-- shared (odd) modulus.
+-- ==
+-- entry: test_mod_mul test_mod_add_sub test_powmod test_modinv
+-- input { 1u64 40i64 1i64 64i64 }   output { true }
+-- input { 2u64 40i64 2i64 100i64 }  output { true }
+-- input { 3u64 30i64 4i64 256i64 }  output { true }
+-- input { 4u64 20i64 5i64 320i64 }  output { true }
+-- input { 5u64 8i64 16i64 1024i64 } output { true }
+
+entry test_mod_mul (seed: u64) (n: i64) (m: i64) (bits: i64) : bool =
+  let a = gen seed n m bits
+  let b = gen (seed + 100) n m bits
+  let p = moduli (seed + 200) n m bits
+  let ref ps = map3 (\x y p -> ref_mulmod p (ref_mod p x) (ref_mod p y)) a b ps
+  in all_eq (mod_mul a b p).0 (ref p) && all_eq (mod_mul a b p[:1]).0 (ref (replicate n p[0]))
+
+entry test_mod_add_sub (seed: u64) (n: i64) (m: i64) (bits: i64) : bool =
+  let a = gen seed n m bits
+  let b = gen (seed + 100) n m bits
+  let p = moduli (seed + 200) n m bits
+  -- (a + b) - b == a mod p.
+  in all_eq (mod_sub (mod_add a b p).0 b p).0 (map2 ref_mod p a)
+
+entry test_powmod (seed: u64) (n: i64) (m: i64) (bits: i64) : bool =
+  let a = gen seed n m bits
+  let p = moduli (seed + 200) n m bits
+  -- Exponents of up to 12 bits, checked by repeated products.
+  let es = map (\i -> [mix (seed + u64.i64 i) % 4096]) (iota n)
+  let ref = map3 (\x e p -> let x = ref_mod p x
+                            in loop r = ref_mod p (tabulate m (\j -> u64.bool (j == 0)))
+                               for _i < i64.u64 e[0] do ref_mulmod p r x) a es p
+  in all_eq (powmod a es p).0 ref
+
+entry test_modinv (seed: u64) (n: i64) (m: i64) (bits: i64) : bool =
+  let a = gen seed n m bits
+  let p = moduli (seed + 200) n m bits
+  let (inv, _, none) = modinv a p
+  let g = gcd (map2 ref_mod p a) p
+  let unit = tabulate m (\j -> u64.bool (j == 0))
+  in and (map5 (\x y p none g -> let one_mod_p = ref_mod p unit
+                                 in if none == 1 then !(and (map2 (==) g unit)) && all (== 0) y
+                                    else and (map2 (==) (ref_mulmod p (ref_mod p x) y) one_mod_p))
+               a inv p none g)

@@ -1,0 +1,135 @@
+"""Modular arithmetic (futbig.modular) against gmpy2: powmod, invert, gcd.
+
+Moduli odd, even, powers of two, 1, 2**bits - 1 and of one limb in a wide
+type; exponents 0, 1, 2, all ones and per instance; inputs >= m; zero
+moduli; widths of 1, 2, 3, 4, 5, 8, 16 limbs and an odd bit width.
+"""
+from __future__ import annotations
+
+import random
+
+import gmpy2
+import pytest
+
+import futbig as fb
+
+from bigints import mask, random_values
+
+BITS = [64 * w for w in (1, 2, 3, 4, 5, 8, 16)] + [100]
+
+
+def moduli(rng: random.Random, n: int, bits: int) -> list[int]:
+    """Per-instance moduli cycling through the kinds that matter."""
+    out = []
+    for i in range(n):
+        kind = i % 8
+        if kind == 0:
+            out.append(rng.getrandbits(bits) | 1 | 1 << (bits - 1))  # odd, full length
+        elif kind == 1:
+            out.append((rng.getrandbits(bits) & ~1) or 2)  # even
+        elif kind == 2:
+            out.append(1 << rng.randrange(bits))  # a power of two (1 included)
+        elif kind == 3:
+            out.append(mask(bits))  # 2**bits - 1
+        elif kind == 4:
+            out.append(rng.getrandbits(64) | 1)  # one limb
+        elif kind == 5:
+            out.append(1)
+        elif kind == 6:
+            out.append(rng.getrandbits(rng.randint(1, bits)) or 3)  # any length
+        else:
+            out.append(3 * (rng.getrandbits(bits - 2) or 1) if bits > 2 else 3)  # even or odd, composite
+    return out
+
+
+def values(rng: random.Random, n: int, bits: int, mods: list[int]) -> list[int]:
+    """Random and adversarial values, some >= their modulus."""
+    out = random_values(rng, n, bits)
+    for i in range(0, n, 5):
+        out[i] = mods[i] - 1
+    for i in range(1, n, 7):
+        out[i] = mask(bits)
+    for i in range(2, n, 9):
+        out[i] = mods[i] if mods[i] <= mask(bits) else 0
+    return out
+
+
+def ref_inv(a: int, p: int) -> int | None:
+    try:
+        return int(gmpy2.invert(a, p))
+    except ZeroDivisionError:
+        return None
+
+
+@pytest.mark.parametrize("bits", BITS)
+def test_per_instance_moduli(backend, rng, bits):
+    n = 48
+    dtype = fb.uint(bits)
+    ms = moduli(rng, n, bits)
+    a_ints, b_ints = values(rng, n, bits, ms), values(rng, n, bits, ms[::-1])
+    a, b, m = fb.array(a_ints, dtype), fb.array(b_ints, dtype), fb.array(ms, dtype)
+    assert fb.mod_add(a, b, m).to_ints() == [(x + y) % p for x, y, p in zip(a_ints, b_ints, ms)]
+    assert fb.mod_sub(a, b, m).to_ints() == [(x - y) % p for x, y, p in zip(a_ints, b_ints, ms)]
+    assert fb.mod_mul(a, b, m).to_ints() == [x * y % p for x, y, p in zip(a_ints, b_ints, ms)]
+    assert fb.mod_sqr(a, m).to_ints() == [x * x % p for x, p in zip(a_ints, ms)]
+    assert fb.mod(a, m).to_ints() == [x % p for x, p in zip(a_ints, ms)]
+    es = random_values(rng, n, bits)
+    es[:4] = [0, 1, 2, mask(bits)]
+    got = fb.powmod(a, fb.array(es, dtype), m).to_ints()
+    assert got == [int(gmpy2.powmod(x, e, p)) for x, e, p in zip(a_ints, es, ms)]
+    inv = fb.modinv(a, m, errors="zero").to_ints()
+    assert inv == [ref_inv(x, p) or 0 for x, p in zip(a_ints, ms)]
+    assert fb.gcd(a, b).to_ints() == [int(gmpy2.gcd(x, y)) for x, y in zip(a_ints, b_ints)]
+
+
+@pytest.mark.parametrize("bits", [64, 192, 256, 100, 1024])
+def test_shared_modulus_and_exponent(backend, rng, bits):
+    n = 30
+    dtype = fb.uint(bits)
+    for p in (rng.getrandbits(bits) | 1, mask(bits), 1 << (bits - 1), 2**61 - 1, 6, 1,
+              rng.getrandbits(bits) & ~1 or 2):
+        a_ints = values(rng, n, bits, [p] * n)
+        a = fb.array(a_ints, dtype)
+        for e in (0, 1, 2, mask(bits), rng.getrandbits(bits)):
+            assert fb.powmod(a, e, p).to_ints() == [int(gmpy2.powmod(x, e, p)) for x in a_ints], (p, e)
+        assert pow(a, 65537, p).to_ints() == [pow(x, 65537, p) for x in a_ints]
+        assert fb.mod_mul(a, a_ints[::-1], p).to_ints() == [x * y % p for x, y in zip(a_ints, a_ints[::-1])]
+        inv = fb.modinv(a, p, errors="zero").to_ints()
+        assert inv == [ref_inv(x, p) or 0 for x in a_ints]
+
+
+def test_wide_exponents_and_broadcasts(backend, rng):
+    a = fb.array([3, 5, 7], bits=128)
+    e = fb.array([2**300 + 1, 0, 2**511 - 1], bits=512)  # exponents wider than the values
+    p = 2**127 - 1
+    assert fb.powmod(a, e, p).to_ints() == [pow(x, y, p) for x, y in zip([3, 5, 7], e.to_ints())]
+    assert fb.powmod(fb.array([3], bits=64), [1, 2, 3], 1000).to_ints() == [3, 9, 27]
+    assert fb.powmod(fb.array([3, 7, 9], bits=64), -2, 10).to_ints() == [9, 9, 1]
+    assert fb.powmod(a, 3, fb.array([1000], bits=128)).to_ints() == [27, 125, 343]
+    assert fb.powmod(5, fb.array([2, 3, 4], bits=64), 2**100 + 1).to_ints() == [25, 125, 625]
+
+
+def test_errors(backend):
+    a = fb.array([3, 4, 6], bits=64)
+    with pytest.raises(ZeroDivisionError, match="index 1"):
+        fb.powmod(a, 2, fb.array([7, 0, 0], bits=64))
+    with pytest.raises(ZeroDivisionError, match="scalar 0"):
+        fb.mod_mul(a, a, 0)
+    with pytest.raises(ZeroDivisionError, match="divisor 2 is 0"):
+        fb.mod(a, [1, 2, 0])
+    with pytest.raises(ValueError, match=r"index 1 \(2 of 3"):
+        fb.modinv(a, 10)
+    with pytest.raises(TypeError, match="unsigned"):
+        fb.mod_add(fb.array([1], fb.int(64)), 1, 5)
+    with pytest.raises(ValueError, match="odd modulus"):
+        fb.Montgomery(10)
+
+
+@pytest.mark.parametrize("bits", [64, 256, 320])
+def test_montgomery_chain(backend, rng, bits):
+    p = rng.getrandbits(bits) | 1 | 1 << (bits - 1)
+    ints = random_values(rng, 20, bits)
+    M = fb.Montgomery(p, fb.uint(bits))
+    x = M.to_mont(fb.array(ints, fb.uint(bits)))
+    y = M.sqr(M.mul(x, x))
+    assert M.from_mont(y).to_ints() == [pow(v, 4, p) for v in ints]
