@@ -4,7 +4,8 @@ exact against gmpy2: full and low products, squares, and a quotient.
 At these widths the library multiplies by the four-step NTT (transforms of 2^16
 and 2^18 points, spread over the device within the one instance) and divides
 through Newton's reciprocal on top of it (docs/multiplication.md, "Huge
-integers"). The operands are the cases that break carries and the CRT bound:
+integers"; the CPU backends choose long division up to 2^20 bits, so the test
+also forces the reciprocal). The operands are the cases that break carries and the CRT bound:
 all-ones (the largest convolution coefficients), powers of two, one operand of
 one limb, and random values.
 """
