@@ -78,9 +78,12 @@ def poly_block_limbs : i64 = 1024
 -- | Widths (limbs) up to which `divmod` divides by long division with one
 -- instance per thread; wider ones go through Newton's reciprocal.  On the
 -- GPU the crossover was measured (docs/division.md: per thread wins up to
--- 1024 limbs); on a CPU long division is faster at every width (2-8x on
--- multicore).
-def thread_div_limbs (cpu: bool) : i64 = if cpu then i64.highest else 1024
+-- 1024 limbs).  On a CPU long division is 2-8x faster up to 2^18 bits
+-- (multicore), but quadratic; one instance with a half-width divisor
+-- (2026-11-25, loaded machine, ms), long / reciprocal: c 2^19 bits 148 /
+-- 610, 2^20 bits 615 / 822, 2^22 bits about 10000 (extrapolated) / 2600;
+-- multicore 2^20 bits 398-518 / 199-547, 2^21 bits 1432-2043 / 1080-1410.
+def thread_div_limbs (cpu: bool) : i64 = if cpu then 16384 else 1024
 
 -- | Widths (limbs) above which a batch whose divisor lengths spread over
 -- more than a quarter of the longest goes through the reciprocal even

@@ -105,6 +105,46 @@ def test_out_of_memory_is_a_memory_error_and_the_process_goes_on(backend):
     assert "intact: True" in lines and "later: True" in lines, done.stdout
 
 
+HUGE_OUT_OF_MEMORY = """
+    import re, resource, sys
+    import futbig as fb
+
+    backend, bits = sys.argv[1], int(sys.argv[2])
+    fb.set_backend(backend)
+    warm = fb.array(range(4096), bits=4096)
+    (warm * warm + warm).to_ints()  # warm-up, as above
+    value = 2**bits - 1
+    a = fb.array([value], bits=bits)
+    # Room for a few copies of the operand, not for the NTT's tables and transforms.
+    held = int(re.search(r"VmSize:\\s+(\\d+) kB", open("/proc/self/status").read())[1]) * 1024
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    resource.setrlimit(resource.RLIMIT_AS, (held + 4 * bits // 8, hard))
+    try:
+        print("no MemoryError", len(fb.mul_full(a, a)))
+    except MemoryError as e:
+        print("MemoryError:", e)
+    # The backend keeps what it had got in its cache: the checks get room again.
+    resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
+    print("intact:", a.to_ints() == [value])
+    x = fb.array([3, 2**64 - 1], bits=64)
+    print("later:", (x * x + 1).to_ints() == [10, 2])
+"""
+
+
+@pytest.mark.parametrize("backend", [b for b in TEST_BACKENDS if b != "cuda"])
+def test_a_huge_product_out_of_memory_names_its_size(backend):
+    """One 2^22-bit product under an address-space limit (CPU backends; on the GPU the
+    batch test above covers running out)."""
+    done = run_python(HUGE_OUT_OF_MEMORY, backend, str(2**22), timeout=300)
+    assert done.returncode == 0, f"exit code {done.returncode}\n{done.stdout}\n{done.stderr}"
+    lines = done.stdout.splitlines()
+    errors = [line for line in lines if line.startswith("MemoryError:")]
+    assert len(errors) == 1, done.stdout
+    assert f"backend {backend!r} ran out of memory in entry point" in errors[0], errors[0]
+    assert re.search(r"could not allocate [1-9]\d* bytes \(\d+\.\d [KMG]iB\) in host memory", errors[0]), errors[0]
+    assert "intact: True" in lines and "later: True" in lines, done.stdout
+
+
 # --------------------------------------------------------------------------
 # Clean exit
 

@@ -200,25 +200,43 @@ def neg(ctx: Context, bits: int, a: Device) -> Device:
 #: futhark/mul.fut, switch points in futhark/thresholds.fut), classical
 #: (one instance per thread, convmul or per-row code by width), the NTT.
 MUL_AUTO, MUL_CLASSICAL, MUL_NTT = 0, 1, 2
+#: Widest operands (limbs) the NTT multiplies, 2^27 bits (``ntt_max_limbs`` in futhark/ntt.fut).
+NTT_MAX_LIMBS = 2**21
+
+
+def _served(ctx: Context, a: Device, method: int) -> None:
+    """Refuse operands wider than the NTT serves (unless classical multiplication is
+    forced): only classical per-row products would take them, which at those widths
+    run for hours."""
+    m = ctx.shape(a)[1]
+    if m > NTT_MAX_LIMBS and method != MUL_CLASSICAL:
+        raise ValueError(
+            f"futbig multiplies operands of at most 2**27 bits ({NTT_MAX_LIMBS} limbs); these have {m} limbs "
+            f"({64 * m} bits of storage): use a dtype of at most 2**27 bits, or split the values into parts"
+        )
 
 
 def mul_lo(ctx: Context, bits: int, a: Device, b: Device, method: int = MUL_AUTO) -> Device:
     """``a * b mod 2**bits`` by ``method`` (:data:`MUL_AUTO` and the others)."""
+    _served(ctx, a, method)
     return ctx.call("mul_lo", ON_CPU[ctx.name], method, bits, a, b)
 
 
 def sqr_lo(ctx: Context, bits: int, a: Device, method: int = MUL_AUTO) -> Device:
     """``a * a mod 2**bits``; the NTT squares with one forward transform fewer."""
+    _served(ctx, a, method)
     return ctx.call("sqr_lo", ON_CPU[ctx.name], method, bits, a)
 
 
 def mul_full(ctx: Context, a: Device, b: Device, method: int = MUL_AUTO) -> Device:
     """The exact products, ``2m`` limbs."""
+    _served(ctx, a, method)
     return ctx.call("mul_full", ON_CPU[ctx.name], method, a, b)
 
 
 def sqr_full(ctx: Context, a: Device, method: int = MUL_AUTO) -> Device:
     """The exact squares, ``2m`` limbs."""
+    _served(ctx, a, method)
     return ctx.call("sqr_full", ON_CPU[ctx.name], method, a)
 
 

@@ -29,6 +29,9 @@ from . import _backend, _kernels
 
 DEFAULT_BITS = [2**k for k in range(9, 19)]
 DEFAULT_OPS = ["add", "add6", "mul", "mul_full", "poly", "divmod", "divmod_mixed"]
+#: ``--huge``: single integers (one instance per row) at these widths, these operations.
+HUGE_BITS = [2**k for k in range(20, 28)]
+HUGE_OPS = ["mul_full", "mul", "sqr", "divmod"]
 #: The one-limb scalar of ``mul_scalar`` and the ``div_scalar`` rows: odd, every limb bit in play.
 SCALAR = 0x9E3779B97F4A7C15
 
@@ -245,7 +248,8 @@ def measure(op: Op, bits: int, total_bits: int, repeat: int, check: int, rng: np
     k = len(sample)
     xs, ys = a[sample].to_ints(), b[sample].to_ints()
     got = op.pick(result, sample)
-    want = [op.oracle(x, y, bits) for x, y in zip(xs, ys)]
+    # The oracle on mpz: Python's own product of 2^27-bit ints takes minutes.
+    want = [op.oracle(gmpy2.mpz(x), gmpy2.mpz(y), bits) for x, y in zip(xs, ys)]
     bad = [i for i, (g, w) in enumerate(zip(got, want)) if g != w]
     if bad:
         raise AssertionError(f"{op.name} at {bits} bits differs from GMP at instance {bad[0]} ({len(bad)} of {k} wrong)")
@@ -336,11 +340,16 @@ def _plot(rows: list[Row], path: Path, title: str) -> bool:
 def run(args) -> int:
     """``python -m futbig bench`` with parsed arguments (see futbig.cli); the backend is started."""
     backend = _backend.backend()
-    total = args.total_bits or (GPU_TOTAL_BITS if backend == "cuda" else CPU_TOTAL_BITS)
+    huge = getattr(args, "huge", False)
+    # --huge: a total of one bit per batch makes every row one instance (n = max(1, total // bits)).
+    total = args.total_bits or (1 if huge else GPU_TOTAL_BITS if backend == "cuda" else CPU_TOTAL_BITS)
     ops = _ops()
-    plan = [(ops[o], b) for o in args.ops for b in args.bits]
+    names = args.ops or (HUGE_OPS if huge else DEFAULT_OPS)
+    widths = args.bits or (HUGE_BITS if huge else DEFAULT_BITS)
+    plan = [(ops[o], b) for o in names for b in widths]
     rng = np.random.default_rng(args.seed)
-    print(f"futbig bench: backend {backend}, {total} bits per operand per batch, {len(plan)} rows", flush=True)
+    what = "one instance per row" if total == 1 else f"{total} bits per operand per batch"
+    print(f"futbig bench: backend {backend}, {what}, {len(plan)} rows", flush=True)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     meta = {"backend": backend, "device": _device_name(backend), "total_bits": total, "repeat": args.repeat,
@@ -357,6 +366,7 @@ def run(args) -> int:
         # Written after every row, so a long run that is cut short keeps what it measured.
         (out / "results.json").write_text(json.dumps({"meta": meta, "rows": [asdict(r) for r in rows]}, indent=1))
     _print_table(rows)
-    plotted = _plot(rows, out / "results.png", f"futbig on {backend}, 2^{total.bit_length() - 1} bits per operand")
+    per = "one instance per row" if total == 1 else f"2^{total.bit_length() - 1} bits per operand"
+    plotted = _plot(rows, out / "results.png", f"futbig on {backend}, {per}")
     print(f"wrote {out / 'results.json'}" + (f" and {out / 'results.png'}" if plotted else ""))
     return 0

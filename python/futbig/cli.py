@@ -83,12 +83,15 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("bench", help="time every operation over widths, check against GMP, write JSON and a plot",
                        description=bench.__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--ops", type=name_list(bench.OP_NAMES), default=",".join(bench.DEFAULT_OPS),
-                   help=OPS_HELP.format(", ".join(bench.OP_NAMES)))
-    p.add_argument("--bits", type=int_list, default=",".join(map(str, bench.DEFAULT_BITS)),
-                   help="comma-separated widths in bits (default: 2^9..2^18)")
+    p.add_argument("--ops", type=name_list(bench.OP_NAMES), default=None,
+                   help=OPS_HELP.format(", ".join(bench.OP_NAMES)).replace(
+                       "%(default)s", f"{','.join(bench.DEFAULT_OPS)}; with --huge {','.join(bench.HUGE_OPS)}"))
+    p.add_argument("--bits", type=int_list, default=None,
+                   help="comma-separated widths in bits (default: 2^9..2^18; with --huge 2^20..2^27)")
     p.add_argument("--total-bits", type=positive_int, default=None,
-                   help="bits per operand per batch (default 2^32 on cuda, 2^23 on a CPU)")
+                   help="bits per operand per batch (default 2^32 on cuda, 2^23 on a CPU; with --huge one instance per row)")
+    p.add_argument("--huge", action="store_true",
+                   help="single huge integers: one instance per row (n = 1), by default at 2^20..2^27 bits")
     p.add_argument("--repeat", type=positive_int, default=5, help="timed runs per row, the best is reported (default 5)")
     p.add_argument("--check", type=positive_int, default=200,
                    help="instances per row checked against GMP, which also times gmpy2 on them (default 200)")
