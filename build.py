@@ -116,7 +116,7 @@ FUTHARK_DEBS = [
 ]
 DEBIAN_KEYRING = "/usr/share/keyrings/debian-archive-keyring.gpg"
 # Wheels the GPU machine lacks (it has numpy, pytest, hypothesis, matplotlib).
-GPU_WHEELS = ["cffi", "pycparser", "gmpy2", "futhark-ffi"]
+GPU_WHEELS = ["cffi", "pycparser", "gmpy2", "futhark-ffi", "setuptools"]  # setuptools: to install the sdist there
 
 
 class BuildError(RuntimeError):
@@ -583,12 +583,13 @@ def cmd_dist(args) -> list[Path]:
 # Run against the installed package: the doctests of every module (each public
 # name's examples) and the API tests, on c and multicore; the whole suite runs
 # on the source tree before (build.py test).
-INSTALLED_TESTS = ["tests/test_api.py"]
+INSTALLED_TESTS = ["tests/test_sdist.py", "tests/test_api.py"]
 
 
 def cmd_install_test(args) -> None:
     """dist, then install the wheel into a fresh venv with no futhark on PATH and test it there."""
-    wheel = next(p for p in cmd_dist(args) if p.suffix == ".whl")
+    made = cmd_dist(args)
+    wheel = next(p for p in made if p.suffix == ".whl")
     venv = BUILD / "install-venv"
     shutil.rmtree(venv, ignore_errors=True)
     run([sys.executable, "-m", "venv", venv])
@@ -602,8 +603,9 @@ def cmd_install_test(args) -> None:
     if shutil.which("futhark", path=env["PATH"]) or not where.startswith(str(venv)):
         raise BuildError(f"the install test would not test the installed package (futbig from {where})")
     tests = [str(ROOT / t) for t in INSTALLED_TESTS]
-    run([py, "-m", "pytest", "-p", "no:cacheprovider", "--doctest-modules", "--pyargs", "futbig", *tests, *args.rest],
-        cwd=BUILD, env=env)
+    env["FUTBIG_SDIST"] = str(next(p for p in made if p.name.endswith(".tar.gz")))
+    run([py, "-m", "pytest", "-c", ROOT / "pyproject.toml", "-m", "", "-p", "no:cacheprovider",
+         "--pyargs", "futbig", *tests, *args.rest], cwd=BUILD, env=env)
 
 
 def main(argv: list[str]) -> int:

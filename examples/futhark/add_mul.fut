@@ -10,7 +10,8 @@ import "lib/github.com/futbig/futbig/add"
 import "lib/github.com/futbig/futbig/mul"
 import "lib/github.com/futbig/futbig/testing"
 
--- | `(a + b) * c mod 2^(64m)`; `m` a multiple of 4, at most `max_block_limbs`.
+-- | `(a + b) * c mod 2^(64m)`; `m` a multiple of 4, at most `poly_block_limbs`
+-- (one block's shared memory holds the rows and the intermediates).
 def add_mul [n][m] (a: [n][m]u64) (b: [n][m]u64) (c: [n][m]u64) : [n][m]u64 =
   let ipb = instances_per_block mul_block_threads m -- rows per block
   let g = ipb * (m / 4)                             -- threads per block, 4 limbs each
