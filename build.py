@@ -104,7 +104,8 @@ C_PATCHES = (
     CPatch(
         "futhark_new_<type> copies only into a device block it got",
         ("cuda",),
-        r"^    (err = memcpy_host2gpu\(ctx, false, arr->mem\.mem, 0, \(const unsigned char \*\) data, )",
+        # 0.25.32 passes a stream (NULL) before `false`.
+        r"^    (err = memcpy_host2gpu\(ctx, (?:NULL, )?false, arr->mem\.mem, 0, \(const unsigned char \*\) data, )",
         r"    if (err == 0)\n        \1",
         per_array_type=True,
     ),
