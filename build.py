@@ -42,8 +42,8 @@ BUILD = ROOT / ".build"
 EXT_DIR = ROOT / "python" / "futbig" / "_ext"
 GPU_DIR = ROOT / ".gpu"
 ENTRY_PROGRAM = ROOT / "futhark" / "futbig.fut"
-LIBRARY_DIR = ROOT / "futhark"  # the library modules the entry program imports
 PACKAGE_PATH = "lib/github.com/futbig/futbig"  # where `futhark pkg sync` puts the library (futhark.pkg)
+LIBRARY_DIR = ROOT / PACKAGE_PATH  # the library: the modules the entry program imports, their tests
 FUTHARK_EXAMPLES = ROOT / "examples" / "futhark"  # programs that use the library as a package
 # Examples that `build.py test` runs in Futhark's interpreter: operations.fut calls
 # divmod, whose C takes minutes of CI time to compile, for a one-row test.

@@ -5,7 +5,7 @@
 #
 #   bash tools/gpu_run.sh [tests|bench|futhark-test|fuzz|all] [pytest, bench or fuzz args...]
 #
-# futhark-test runs the `futhark test` specs (futhark/*_tests.fut) with the
+# futhark-test runs the `futhark test` specs (lib/github.com/futbig/futbig/*_tests.fut) with the
 # cuda backend, with the compiler that `python3 build.py gpu` packed. fuzz
 # runs `python -m futbig fuzz` once per operation, in parallel over the cores.
 set -uo pipefail
@@ -33,7 +33,7 @@ if [ "$what" = futhark-test ] || [ "$what" = all ]; then
   printf '#!/bin/sh\nexec gcc -I/usr/local/cuda/include -include %s "$@" -L/tmp/cuda-link -L/usr/local/cuda/lib64\n' \
     "$PWD/csrc/cuda_compat.h" > /tmp/cuda-cc && chmod +x /tmp/cuda-cc
   CC=/tmp/cuda-cc CFLAGS="-O3 -std=c99" LD_LIBRARY_PATH=/usr/local/cuda/lib64 \
-    /tmp/futhark-gpu/bin/futhark test --backend=cuda futhark/*_tests.fut 2>&1 | tee "$out/futhark-test.log"
+    /tmp/futhark-gpu/bin/futhark test --backend=cuda lib/github.com/futbig/futbig/*_tests.fut 2>&1 | tee "$out/futhark-test.log"
   [ "${PIPESTATUS[0]}" = 0 ] || rc=1
 fi
 if [ "$what" = bench ] || [ "$what" = all ]; then
