@@ -6,12 +6,16 @@
     python3 build.py build    # set up and build only
     python3 build.py gpu      # prepare .gpu/: generated CUDA C, cp312 wheels, run script
     python3 build.py gpu-ext  # (on the GPU machine) build the CUDA extension from .gpu/
+    python3 build.py dist     # sdist with the generated C of every backend, and a wheel built from it
+    python3 build.py install-test  # dist, then install the wheel in a fresh venv and test it there
 
-Set-up is idempotent: the Futhark compiler (pinned to 0.25.27) is taken from
-$FUTHARK or PATH, or else unpacked from Debian's trixie packages into
+Set-up is idempotent: the Futhark compiler (pinned by FUTHARK_PIN) is taken
+from $FUTHARK or PATH, or else unpacked from Debian's packages into
 .futhark/; a virtual environment .venv holds the package and its
-dependencies; a backend is rebuilt only when the hash of the Futhark sources
-and the build flags changes.
+dependencies; a backend's C is regenerated only when the hash of the Futhark
+sources changes, and recompiled only when that or the build flags change.
+FUTBIG_FUTHARK_VERSION=<version> (one of FUTHARK_SUITES) builds with another
+Futhark release instead of the pin, unpacked into .futhark-<version>/.
 """
 from __future__ import annotations
 
@@ -27,13 +31,28 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
-FUTHARK_VERSION = "0.25.27"
-FUTHARK_DIR = ROOT / ".futhark"
+# The one place that pins the Futhark compiler.
+FUTHARK_PIN = "0.25.27"
+# The Debian suite that ships each release bootstrap_futhark can unpack.
+FUTHARK_SUITES = {"0.25.27": "trixie", "0.25.32": "sid"}
+FUTHARK_VERSION = os.environ.get("FUTBIG_FUTHARK_VERSION") or FUTHARK_PIN
+FUTHARK_DIR = ROOT / (".futhark" if FUTHARK_VERSION == FUTHARK_PIN else f".futhark-{FUTHARK_VERSION}")
 VENV = ROOT / ".venv"
 BUILD = ROOT / ".build"
 EXT_DIR = ROOT / "python" / "futbig" / "_ext"
 GPU_DIR = ROOT / ".gpu"
 ENTRY_PROGRAM = ROOT / "futhark" / "futbig.fut"
+PACKAGE_PATH = "lib/github.com/futbig/futbig"  # where `futhark pkg sync` puts the library (futhark.pkg)
+LIBRARY_DIR = ROOT / PACKAGE_PATH  # the library: the modules the entry program imports, their tests
+FUTHARK_EXAMPLES = ROOT / "examples" / "futhark"  # programs that use the library as a package
+# Examples that `build.py test` runs in Futhark's interpreter: operations.fut calls
+# divmod, whose C takes minutes of CI time to compile, for a one-row test.
+INTERPRETED_EXAMPLES = ["operations.fut"]
+GEN_DIR = ROOT / "gen"  # the generated C of every backend, staged for the sdist
+GEN_HASH = GEN_DIR / "SOURCES.sha256"  # generated_c_hash() of the sources the C in GEN_DIR came from
+GEN_FILES = ("futbig.c", "futbig.h", "futbig.json")
+DIST = ROOT / "dist"
+ALL_BACKENDS = ("c", "multicore", "cuda")
 CUDA_COMPAT_HEADER = ROOT / "csrc" / "cuda_compat.h"
 CPU_BACKENDS = ("c", "multicore")
 C_FLAGS = ["-O3"]
@@ -53,7 +72,7 @@ class CPatch:
 # The definition of each futhark_new_<type> (not _raw) function: one per array type.
 NEW_ARRAY_DEFINITION = r"^struct futhark_\w+ \*futhark_new_(?!raw_)\w+\([^;{]*\)\n\{"
 
-# Futhark 0.25.27 uses a failed allocation as if it had succeeded: host_alloc
+# Futhark 0.25.27 (the pin) uses a failed allocation as if it had succeeded: host_alloc
 # leaves a NULL from malloc unreported (memblock_alloc then hands out NULL and
 # the program writes through it: SIGSEGV), gpu_alloc returns
 # FUTHARK_OUT_OF_MEMORY that memblock_alloc_device ignores (kernels then use an
@@ -88,19 +107,20 @@ C_PATCHES = (
     CPatch(
         "futhark_new_<type> copies only into a device block it got",
         ("cuda",),
-        r"^    (err = memcpy_host2gpu\(ctx, false, arr->mem\.mem, 0, \(const unsigned char \*\) data, )",
+        # 0.25.32 passes a stream (NULL) before `false`.
+        r"^    (err = memcpy_host2gpu\(ctx, (?:NULL, )?false, arr->mem\.mem, 0, \(const unsigned char \*\) data, )",
         r"    if (err == 0)\n        \1",
         per_array_type=True,
     ),
 )
-# Debian packages that make the trixie futhark binary run on bookworm.
+# Debian packages that make the unpacked futhark binary run here (bookworm or newer).
 FUTHARK_DEBS = [
     "futhark", "libc6", "libgmp10", "libffi8", "libnuma1", "libtinfo6", "zlib1g",
     "libcmark-gfm0.29.0.gfm.13", "libcmark-gfm-extensions0.29.0.gfm.13",
 ]
 DEBIAN_KEYRING = "/usr/share/keyrings/debian-archive-keyring.gpg"
 # Wheels the GPU machine lacks (it has numpy, pytest, hypothesis, matplotlib).
-GPU_WHEELS = ["cffi", "pycparser", "gmpy2", "futhark-ffi"]
+GPU_WHEELS = ["cffi", "pycparser", "gmpy2", "futhark-ffi", "setuptools"]  # setuptools: to install the sdist there
 
 
 class BuildError(RuntimeError):
@@ -146,21 +166,26 @@ def debian_mirror() -> str:
         ):
             if uri.rstrip("/").endswith("/debian"):
                 return uri.rstrip("/")
-    raise BuildError("no Debian mirror found in /etc/apt/sources.list(.d); set FUTHARK to a futhark 0.25.27 binary")
+    raise BuildError(f"no Debian mirror found in /etc/apt/sources.list(.d); set FUTHARK to a futhark {FUTHARK_VERSION} binary")
 
 
 def bootstrap_futhark() -> Path:
-    """Unpack trixie's futhark 0.25.27 into .futhark/ and patch it to run here."""
+    """Unpack Debian's futhark FUTHARK_VERSION (and the libraries it needs, from the same
+    suite) into FUTHARK_DIR and patch it to run here."""
     exe = FUTHARK_DIR / "bin" / "futhark"
     if exe.exists() and futhark_version(exe) == FUTHARK_VERSION:
         return exe
-    log(f"fetching futhark {FUTHARK_VERSION} from Debian trixie into {FUTHARK_DIR}")
+    suite = FUTHARK_SUITES.get(FUTHARK_VERSION)
+    if suite is None:
+        raise BuildError(f"futbig knows no Debian suite with futhark {FUTHARK_VERSION} (known: {', '.join(FUTHARK_SUITES)}); "
+                         f"set FUTHARK to a futhark {FUTHARK_VERSION} binary")
+    log(f"fetching futhark {FUTHARK_VERSION} from Debian {suite} into {FUTHARK_DIR}")
     if shutil.which("apt-get") is None or shutil.which("dpkg-deb") is None:
-        raise BuildError("apt-get and dpkg-deb are needed to fetch futhark; or set FUTHARK to a futhark 0.25.27 binary")
+        raise BuildError(f"apt-get and dpkg-deb are needed to fetch futhark; or set FUTHARK to a futhark {FUTHARK_VERSION} binary")
     apt = FUTHARK_DIR / "apt"
     for d in ("lists/partial", "cache/archives/partial", "debs"):
         (apt / d).mkdir(parents=True, exist_ok=True)
-    (apt / "sources.list").write_text(f"deb [signed-by={DEBIAN_KEYRING}] {debian_mirror()} trixie main\n")
+    (apt / "sources.list").write_text(f"deb [signed-by={DEBIAN_KEYRING}] {debian_mirror()} {suite} main\n")
     opts = [
         f"-oDir::Etc::SourceList={apt / 'sources.list'}", "-oDir::Etc::SourceParts=/dev/null",
         f"-oDir::State::Lists={apt / 'lists'}", f"-oDir::Cache={apt / 'cache'}",
@@ -203,7 +228,7 @@ def find_futhark() -> Path:
         version = futhark_version(candidate)
         if version == FUTHARK_VERSION:
             return Path(candidate)
-        log(f"ignoring {candidate}: it reports version {version}, futbig pins {FUTHARK_VERSION}")
+        log(f"ignoring {candidate}: it reports version {version}, the build uses {FUTHARK_VERSION}")
     return bootstrap_futhark()
 
 
@@ -251,7 +276,7 @@ def install_package(py: Path) -> None:
     if stamp.exists() and stamp.read_text() == key:
         return
     run([py, "-m", "pip", "install", "-q", "--upgrade", "pip"])
-    run([py, "-m", "pip", "install", "-q", "-e", f"{ROOT}[test,plot]"])
+    run([py, "-m", "pip", "install", "-q", "-e", f"{ROOT}[test,plot,dev]"])
     BUILD.mkdir(exist_ok=True)
     stamp.write_text(key)
 
@@ -260,17 +285,42 @@ def install_package(py: Path) -> None:
 # Backends
 
 
-def source_hash(*extra: str) -> str:
-    """Hash of the Futhark library sources, the compat header and the build flags."""
+def futhark_sources() -> list[Path]:
+    """The Futhark files the generated C comes from: the entry program and the library (not its tests)."""
+    library = [p for p in LIBRARY_DIR.glob("*.fut") if not p.name.endswith("_tests.fut")]
+    return sorted({ENTRY_PROGRAM, *library})
+
+
+def generated_c_hash(version: str = FUTHARK_VERSION) -> str:
+    """Hash of what the generated C depends on: the Futhark sources, the compiler version and C_PATCHES."""
     h = hashlib.sha256()
-    for path in sorted((ROOT / "futhark").glob("*.fut")):
-        if not path.name.endswith("_tests.fut"):
-            h.update(path.name.encode() + path.read_bytes())
-    for x in (*extra, FUTHARK_VERSION, *C_FLAGS, repr(C_PATCHES)):
+    for path in futhark_sources():
+        h.update(path.relative_to(ROOT).as_posix().encode() + b"\0" + path.read_bytes())
+    h.update(version.encode() + repr(C_PATCHES).encode())
+    return h.hexdigest()
+
+
+def source_hash(*extra: str) -> str:
+    """Hash of the generated C's inputs, the compat header and the build flags: when to recompile."""
+    h = hashlib.sha256(generated_c_hash().encode())
+    for x in (*extra, *C_FLAGS):
         h.update(x.encode())
     if CUDA_COMPAT_HEADER.exists():
         h.update(CUDA_COMPAT_HEADER.read_bytes())
     return h.hexdigest()
+
+
+def ensure_generated(futhark: Path, backend: str) -> Path:
+    """The C of ``backend`` in .build/<backend>/, regenerated when the Futhark sources changed."""
+    out_dir = BUILD / backend
+    stem = out_dir / "futbig"
+    stamp = out_dir / "gen.stamp"
+    key = generated_c_hash()
+    if stamp.exists() and stamp.read_text() == key and all((out_dir / f).exists() for f in GEN_FILES):
+        return stem
+    generate_c(futhark, backend, out_dir)
+    stamp.write_text(key)
+    return stem
 
 
 def generate_c(futhark: Path, backend: str, out_dir: Path) -> Path:
@@ -302,7 +352,6 @@ def patch_generated_c(text: str, backend: str) -> str:
 def compile_extension(py: Path, stem: Path, backend: str, extra_cflags: list[str] = (), extra_ldflags: list[str] = ()) -> Path:
     """Compile the cffi extension futbig._ext._futbig_<backend> from generated C."""
     EXT_DIR.mkdir(parents=True, exist_ok=True)
-    (EXT_DIR / "__init__.py").write_text('"""Compiled futbig backends (built by build.py)."""\n')
     work = stem.parent / "cffi"
     shutil.rmtree(work, ignore_errors=True)
     script = (
@@ -371,13 +420,14 @@ def build_backend(futhark: Path, py: Path, backend: str) -> None:
     if stamp.exists() and stamp.read_text() == key and (have_ext or backend == "cuda"):
         log(f"{backend}: up to date")
         return
-    stem = generate_c(futhark, backend, out_dir)
+    stem = ensure_generated(futhark, backend)
     if backend == "cuda":
         flags = cuda_toolchain()
         if flags is None:
+            stamp.write_text(key)
             log("cuda: no CUDA headers + NVRTC + libcuda here; kept the generated C for the GPU machine")
-        else:
-            compile_extension(py, stem, backend, *flags)
+            return
+        compile_extension(py, stem, backend, *flags)
     else:
         compile_extension(py, stem, backend, ["-pthread"] if backend == "multicore" else [])
     stamp.write_text(key)
@@ -395,6 +445,47 @@ def build_all() -> tuple[Path, Path]:
 
 
 # --------------------------------------------------------------------------
+# Distributions: the sdist carries the generated C (gen/), so installing it
+# needs a C compiler but never Futhark; setup.py compiles it.
+
+
+def stage_generated_c(futhark: Path) -> None:
+    """Copy the current generated C of every backend into gen/, with the hash of its sources."""
+    shutil.rmtree(GEN_DIR, ignore_errors=True)
+    for backend in ALL_BACKENDS:
+        stem = ensure_generated(futhark, backend)
+        (GEN_DIR / backend).mkdir(parents=True)
+        for name in GEN_FILES:
+            shutil.copy2(stem.parent / name, GEN_DIR / backend / name)
+    GEN_HASH.write_text(f"{generated_c_hash()}  futhark {FUTHARK_VERSION}\n")
+
+
+def check_generated_c() -> None:
+    """Raise BuildError unless gen/ holds the C of every backend, generated from the Futhark sources beside it."""
+    missing = [f"{b}/{f}" for b in ALL_BACKENDS for f in GEN_FILES if not (GEN_DIR / b / f).is_file()]
+    if missing or not GEN_HASH.is_file():
+        raise BuildError(f"{GEN_DIR} lacks {', '.join(missing) or GEN_HASH.name}; make the sdist with `python3 build.py dist`")
+    recorded, _, version = GEN_HASH.read_text().split()  # "<sha256>  futhark <version>"
+    if recorded != generated_c_hash(version):
+        raise BuildError(f"the C in {GEN_DIR} was generated from other Futhark sources than those beside it "
+                         "(stale kernels); make the sdist again with `python3 build.py dist`")
+
+
+def build_dist(futhark: Path, py: Path, out_dir: Path, wheel: bool = True) -> list[Path]:
+    """The sdist (and, from it, the wheel for this platform) in ``out_dir``; returns their paths."""
+    stage_generated_c(futhark)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    for old in out_dir.glob("futbig-*"):
+        old.unlink()
+    try:
+        # Not from ROOT, where build.py would shadow the `build` package.
+        run([py, "-m", "build", *([] if wheel else ["--sdist"]), "--outdir", out_dir, ROOT], cwd=BUILD)
+    finally:
+        shutil.rmtree(GEN_DIR, ignore_errors=True)
+    return sorted(out_dir.glob("futbig-*"))
+
+
+# --------------------------------------------------------------------------
 # Commands
 
 
@@ -403,12 +494,34 @@ def cmd_demo(args) -> None:
     run([py, "-m", "futbig", "bench", *args.rest], cwd=ROOT)
 
 
+def futhark_user_project() -> Path:
+    """A scratch project laid out as `futhark pkg sync` leaves one that requires futbig:
+    the library in lib/github.com/futbig/futbig/, the programs of examples/futhark/ on top."""
+    project = BUILD / "futhark-user"
+    shutil.rmtree(project, ignore_errors=True)
+    package = project / PACKAGE_PATH
+    package.mkdir(parents=True)
+    for path in LIBRARY_DIR.glob("*.fut"):
+        shutil.copy2(path, package / path.name)
+    for path in FUTHARK_EXAMPLES.glob("*.fut"):
+        shutil.copy2(path, project / path.name)
+    return project
+
+
+def futhark_tests(futhark: Path) -> None:
+    """`futhark test` of the library's specs and, as a package user would, of the example programs."""
+    env = dict(os.environ, PATH=f"{futhark.parent}{os.pathsep}{os.environ.get('PATH', '')}")
+    specs = sorted(str(p.relative_to(ROOT)) for p in LIBRARY_DIR.glob("*_tests.fut"))
+    run([futhark, "test", "--backend=c", *specs], cwd=ROOT, env=env)
+    project = futhark_user_project()
+    compiled = sorted(p.name for p in project.glob("*.fut") if p.name not in INTERPRETED_EXAMPLES)
+    run([futhark, "test", "--backend=c", *compiled], cwd=project, env=env)
+    run([futhark, "test", "--interpreted", *INTERPRETED_EXAMPLES], cwd=project, env=env)
+
+
 def cmd_test(args) -> None:
     futhark, py = build_all()
-    specs = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "futhark").glob("*_tests.fut"))
-    if specs:
-        env = dict(os.environ, PATH=f"{futhark.parent}{os.pathsep}{os.environ.get('PATH', '')}")
-        run([futhark, "test", "--backend=c", *specs], cwd=ROOT, env=env)
+    futhark_tests(futhark)
     run([py, "-m", "pytest", *args.rest], cwd=ROOT)
 
 
@@ -417,8 +530,11 @@ def cmd_gpu(args) -> None:
     futhark = find_futhark()
     py = venv_python()
     install_package(py)
-    GPU_DIR.mkdir(exist_ok=True)
-    stem = generate_c(futhark, "cuda", GPU_DIR / "cuda")
+    stem = GPU_DIR / "cuda" / "futbig"
+    stem.parent.mkdir(parents=True, exist_ok=True)
+    generated = ensure_generated(futhark, "cuda")
+    for name in GEN_FILES:
+        shutil.copy2(generated.parent / name, stem.parent / name)
     wheels = GPU_DIR / "wheels"
     shutil.rmtree(wheels, ignore_errors=True)
     run([py, "-m", "pip", "download", "-q", "--no-deps", "--only-binary=:all:", "--python-version", "3.12",
@@ -464,6 +580,46 @@ def cmd_gpu_ext(args) -> None:
     print(compile_extension(Path(sys.executable), stem, "cuda", *flags))
 
 
+def cmd_dist(args) -> list[Path]:
+    """dist/: the sdist and the wheel built from it (in an isolated environment, without Futhark)."""
+    system_prerequisites()
+    futhark = find_futhark()
+    py = venv_python()
+    install_package(py)
+    made = build_dist(futhark, py, DIST)
+    for path in made:
+        log(f"{path.relative_to(ROOT)}: {path.stat().st_size / 2**20:.1f} MiB")
+    return made
+
+
+# Run against the installed package: the doctests of every module (each public
+# name's examples) and the API tests, on c and multicore; the whole suite runs
+# on the source tree before (build.py test).
+INSTALLED_TESTS = ["tests/test_sdist.py", "tests/test_api.py"]
+
+
+def cmd_install_test(args) -> None:
+    """dist, then install the wheel into a fresh venv with no futhark on PATH and test it there."""
+    made = cmd_dist(args)
+    wheel = next(p for p in made if p.suffix == ".whl")
+    venv = BUILD / "install-venv"
+    shutil.rmtree(venv, ignore_errors=True)
+    run([sys.executable, "-m", "venv", venv])
+    py = venv / "bin" / "python"
+    env = {k: v for k, v in os.environ.items() if k not in ("FUTHARK", "PYTHONPATH")}
+    env["PATH"] = os.pathsep.join(d for d in env.get("PATH", "").split(os.pathsep) if not (Path(d) / "futhark").exists())
+    env["FUTBIG_TEST_BACKENDS"] = ",".join(CPU_BACKENDS)
+    run([py, "-m", "pip", "install", "-q", f"{wheel}[test]"], env=env)
+    where = subprocess.run([py, "-c", "import futbig; print(futbig.__file__)"], cwd=BUILD, env=env,
+                           capture_output=True, text=True, check=True).stdout.strip()
+    if shutil.which("futhark", path=env["PATH"]) or not where.startswith(str(venv)):
+        raise BuildError(f"the install test would not test the installed package (futbig from {where})")
+    tests = [str(ROOT / t) for t in INSTALLED_TESTS]
+    env["FUTBIG_SDIST"] = str(next(p for p in made if p.name.endswith(".tar.gz")))
+    run([py, "-m", "pytest", "-c", ROOT / "pyproject.toml", "-m", "", "-p", "no:cacheprovider",
+         "--pyargs", "futbig", *tests, *args.rest], cwd=BUILD, env=env)
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -473,6 +629,8 @@ def main(argv: list[str]) -> int:
         ("test", cmd_test, "build, then futhark test and pytest"),
         ("gpu", cmd_gpu, "prepare .gpu/ for the GPU machine"),
         ("gpu-ext", cmd_gpu_ext, "on the GPU machine: build the CUDA extension"),
+        ("dist", cmd_dist, "sdist with the generated C, and the wheel built from it, in dist/"),
+        ("install-test", cmd_install_test, "dist, then test the wheel installed in a fresh venv"),
     ]:
         p = sub.add_parser(name, help=help_)
         p.add_argument("rest", nargs=argparse.REMAINDER, help="passed on to the job")

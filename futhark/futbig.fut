@@ -6,18 +6,18 @@
 -- limbs, m a multiple of 4); `bits` is the logical width, and outputs are
 -- reduced modulo `2^bits`.  Flags are `u8`.
 
-module Add = import "add"
-module Compare = import "compare"
-module Bitwise = import "bitwise"
-module Shift = import "shift"
-module Mul = import "mul"
-module Fused = import "fused"
-module Layout = import "layout"
-module Flags = import "flags"
-module Div = import "div"
-module Thresholds = import "thresholds"
-module Bits = import "bits"
-module Modular = import "modular"
+module Add = import "../lib/github.com/futbig/futbig/add"
+module Compare = import "../lib/github.com/futbig/futbig/compare"
+module Bitwise = import "../lib/github.com/futbig/futbig/bitwise"
+module Shift = import "../lib/github.com/futbig/futbig/shift"
+module Mul = import "../lib/github.com/futbig/futbig/mul"
+module Fused = import "../lib/github.com/futbig/futbig/fused"
+module Layout = import "../lib/github.com/futbig/futbig/layout"
+module Flags = import "../lib/github.com/futbig/futbig/flags"
+module Div = import "../lib/github.com/futbig/futbig/div"
+module Thresholds = import "../lib/github.com/futbig/futbig/thresholds"
+module Bits = import "../lib/github.com/futbig/futbig/bits"
+module Modular = import "../lib/github.com/futbig/futbig/modular"
 
 -- | `(a + b mod 2^bits, carry)`.  `cpu` is true on the `c` and
 -- `multicore` backends (the layout differs, thresholds.fut).

@@ -7,6 +7,7 @@ under test selected.
 from __future__ import annotations
 
 import importlib.util
+import re
 from pathlib import Path
 
 import pytest
@@ -33,3 +34,11 @@ def test_example_checks_itself_against_gmp(backend, capsys, name, args, says):
     assert load(name).main(args) == 0
     out = capsys.readouterr().out
     assert says in out and f"futbig backend {backend}" in out, out
+
+
+def test_futhark_examples_are_quoted_whole_in_the_docs():
+    """docs/futhark.md shows the Futhark programs that `python3 build.py test` runs."""
+    doc = (EXAMPLES.parent / "docs" / "futhark.md").read_text()
+    blocks = re.findall(r"^```futhark\n(.*?)^```$", doc, flags=re.M | re.S)
+    programs = sorted((EXAMPLES / "futhark").glob("*.fut"))
+    assert programs and sorted(blocks) == sorted(p.read_text() for p in programs)

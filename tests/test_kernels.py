@@ -104,7 +104,7 @@ def test_mul(ctx, rng, bits):
 @pytest.mark.parametrize("cpu", [False, True])
 def test_mul_ladder_switches(ctx, rng, cpu):
     """One limb step below, at and above each switch to the NTT, with the GPU's and
-    the CPUs' switch points (futhark/thresholds.fut), whatever the backend."""
+    the CPUs' switch points (lib/github.com/futbig/futbig/thresholds.fut), whatever the backend."""
     for limbs in sorted({s + d for s in ntt_switches(ctx, cpu) for d in (-4, 0, 4)}):
         bits = 64 * limbs - 5
         a, b, A, B = pairs_for(rng, bits, 5)
@@ -126,7 +126,7 @@ def test_mul_ntt_wide(ctx, rng, log_bits):
 @pytest.mark.parametrize("bits", [1, 64, 200, 256, 449, 512, 700, 768, 1024, 1500, 1983, 2048, 2304, 4096])
 def test_mul_lo_around_the_per_thread_widths(ctx, rng, bits):
     """mul_lo below, at and above the widths it serves with one instance per thread
-    (convmul itself is checked at those widths by futhark/mul_tests.fut)."""
+    (convmul itself is checked at those widths by lib/github.com/futbig/futbig/mul_tests.fut)."""
     a, b, A, B = pairs_for(rng, bits, 200)
     want = [GMP.mul_lo(x, y, bits) for x, y in zip(a, b)]
     got = ctx.call("mul_lo", ON_CPU[ctx.name], MUL_CLASSICAL, bits, A, B)

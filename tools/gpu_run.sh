@@ -5,7 +5,7 @@
 #
 #   bash tools/gpu_run.sh [tests|bench|futhark-test|futhark-bench|fuzz|all] [pytest, bench, futhark bench or fuzz args...]
 #
-# futhark-test runs the `futhark test` specs (futhark/*_tests.fut) with the
+# futhark-test runs the `futhark test` specs (lib/github.com/futbig/futbig/*_tests.fut) with the
 # cuda backend, with the compiler that `python3 build.py gpu` packed, and
 # futhark-bench runs `futhark bench` on the programs given the same way. fuzz
 # runs `python -m futbig fuzz` once per operation, in parallel over the cores
@@ -39,7 +39,7 @@ futhark_cuda() {  # futhark with the packed compiler and the cuda backend
     /tmp/futhark-gpu/bin/futhark "$1" --backend=cuda "${@:2}"
 }
 if [ "$what" = futhark-test ] || [ "$what" = all ]; then
-  futhark_cuda test futhark/*_tests.fut 2>&1 | tee "$out/futhark-test.log"
+  futhark_cuda test lib/github.com/futbig/futbig/*_tests.fut 2>&1 | tee "$out/futhark-test.log"
   [ "${PIPESTATUS[0]}" = 0 ] || rc=1
 fi
 if [ "$what" = futhark-bench ]; then

@@ -22,8 +22,8 @@
 -- "131072" script input { batch_pair 32i64 131072i64 }
 -- "262144" script input { batch_pair 32i64 262144i64 }
 
-import "../add"
-import "../fused"
+import "../../lib/github.com/futbig/futbig/add"
+import "../../lib/github.com/futbig/futbig/fused"
 import "gen"
 
 -- | Two batches of `2^log_total / bits` random numbers of `bits` bits.

@@ -19,7 +19,7 @@
 -- "131072" script input { batch_div 32i64 131072i64 }
 -- "262144" script input { batch_div 32i64 262144i64 }
 
-import "../div"
+import "../../lib/github.com/futbig/futbig/div"
 import "gen"
 
 -- | Dividends of `bits` bits and divisors of `bits/2` bits (top limb

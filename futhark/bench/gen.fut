@@ -1,6 +1,6 @@
 -- | Device-side generation of the benchmark batches.
 
-import "../testing"
+import "../../lib/github.com/futbig/futbig/testing"
 
 -- | Two batches of `2^log_total / bits` uniformly random numbers of `bits`
 -- bits each (`bits` a multiple of 256, so no padding).

@@ -16,8 +16,8 @@
 -- "131072" script input { batch_pair 32i64 131072i64 }
 -- "262144" script input { batch_pair 32i64 262144i64 }
 
-import "../mul"
-import "../fused"
+import "../../lib/github.com/futbig/futbig/mul"
+import "../../lib/github.com/futbig/futbig/fused"
 import "gen"
 
 entry batch_pair (log_total: i64) (bits: i64) : ([][]u64, [][]u64) =

@@ -1,10 +1,12 @@
 """Loading the compiled Futhark backends and the per-process context.
 
-Three backends can be built (see ``build.py``): ``cuda``, ``multicore`` and
-``c``. Each is a cffi extension ``futbig._ext._futbig_<name>`` (built with
+Three backends can be built (by ``build.py`` in a source tree, or by
+``setup.py`` when the sdist is installed): ``cuda``, ``multicore`` and ``c``.
+Each is a cffi extension ``futbig._ext._futbig_<name>`` (built with
 futhark-ffi's builder) that this module drives through Futhark's C API. The
 context is created lazily, on first use, once per process: ``cuda`` when it
-is built and a CUDA device answers, else ``multicore``, else ``c``. The
+is built and a CUDA device answers, else ``multicore``, else ``c`` (with a
+warning when a CUDA device answers but ``cuda`` is not built). The
 environment variable ``FUTBIG_BACKEND`` or :func:`set_backend` chooses one
 explicitly.
 
@@ -30,6 +32,7 @@ import json
 import os
 import re
 import threading
+import warnings
 import weakref
 from pathlib import Path
 from typing import Any
@@ -48,6 +51,17 @@ _current: str | None = None
 
 class BackendError(RuntimeError):
     """A backend is not built, or could not be started."""
+
+
+# How to get a backend that is not built, for error messages.
+_HOW_TO_BUILD = {
+    "cuda": "the cuda backend is compiled where a CUDA toolkit (cuda.h, nvrtc.h and libnvrtc under $CUDA_HOME, "
+            "else /usr/local/cuda) and the driver's libcuda.so.1 are found: install them, then reinstall futbig from "
+            "the sdist (pip install --force-reinstall --no-deps --no-binary futbig futbig-<version>.tar.gz), or in a "
+            "source tree run `python3 build.py build` (`python3 build.py gpu-ext` on a GPU machine without Futhark)",
+    "cpu": "reinstall futbig (pip install --force-reinstall --no-deps futbig-<version>.tar.gz, which needs a C compiler "
+           "and Python's headers), or in a source tree run `python3 build.py build`",
+}
 
 
 def _module_name(name: str) -> str:
@@ -91,9 +105,12 @@ def _default_backend() -> str:
         return requested
     built = available_backends()
     if not built:
-        raise BackendError("no futbig backend is built; run `python3 build.py build` in the source tree")
+        raise BackendError(f"no futbig backend is built: {_HOW_TO_BUILD['cpu']}")
     if built[0] == "cuda" and not _cuda_device_answers():
         built = built[1:]
+    elif built[0] != "cuda" and _cuda_device_answers():
+        warnings.warn(f"a CUDA device answers but futbig's cuda backend is not built, so futbig runs on the CPU "
+                      f"({built[0]}); {_HOW_TO_BUILD['cuda']}", RuntimeWarning, stacklevel=3)
     if not built:
         raise BackendError("only the cuda backend is built and no CUDA device answers; build the CPU backends")
     return built[0]
@@ -210,7 +227,7 @@ class Context:
         if not _is_built(name):
             raise BackendError(
                 f"backend {name!r} is not built (built: {', '.join(available_backends()) or 'none'}); "
-                "run `python3 build.py build`, or on the GPU machine `python3 build.py gpu-ext`"
+                f"{_HOW_TO_BUILD['cuda' if name == 'cuda' else 'cpu']}"
             )
         if name == "cuda" and not _cuda_device_answers():
             raise BackendError("backend 'cuda' is built but no CUDA device answers")

@@ -86,7 +86,7 @@ Device = Any  # an opaque array owned by the backend context
 # What the host decides, per backend
 
 #: Whether the backend runs on the CPU: the switch points between algorithms
-#: that differ between a GPU and a CPU (futhark/thresholds.fut: where
+#: that differ between a GPU and a CPU (lib/github.com/futbig/futbig/thresholds.fut: where
 #: ``divmod`` changes from long division to the reciprocal, whether it routes
 #: batches of mixed divisor lengths through the reciprocal, whether it keeps
 #: narrow divisions in registers) are chosen on the device from this flag,
@@ -197,10 +197,10 @@ def neg(ctx: Context, bits: int, a: Device) -> Device:
 
 
 #: ``method`` of the multiplications: the library's choice (the ladder of
-#: futhark/mul.fut, switch points in futhark/thresholds.fut), classical
+#: lib/github.com/futbig/futbig/mul.fut, switch points in lib/github.com/futbig/futbig/thresholds.fut), classical
 #: (one instance per thread, convmul or per-row code by width), the NTT.
 MUL_AUTO, MUL_CLASSICAL, MUL_NTT = 0, 1, 2
-#: Widest operands (limbs) the NTT multiplies, 2^27 bits (``ntt_max_limbs`` in futhark/ntt.fut).
+#: Widest operands (limbs) the NTT multiplies, 2^27 bits (``ntt_max_limbs`` in lib/github.com/futbig/futbig/ntt.fut).
 NTT_MAX_LIMBS = 2**21
 
 
@@ -267,7 +267,7 @@ def divmod(ctx: Context, a: Device, b: Device) -> tuple[Device, Device, Device]:
     """``(a // b, a % b, zero [n]u8)``; zero flags ``b == 0`` (then both results are 0).
 
     Long division or the reciprocal, by the switch points of the backend's kind
-    (:data:`ON_CPU`, futhark/thresholds.fut).
+    (:data:`ON_CPU`, lib/github.com/futbig/futbig/thresholds.fut).
     """
     return divmod_by(ctx, 0, a, b)
 
@@ -285,7 +285,7 @@ def divmod_by(ctx: Context, method: int, a: Device, b: Device) -> tuple[Device, 
 
 #: ``method`` of ``div_limb``: the library's choice (a loop over the limbs per
 #: instance, or a scan over all limbs for batches too small to fill a GPU:
-#: futhark/thresholds.fut), or one of them forced (tests and benchmarks).
+#: lib/github.com/futbig/futbig/thresholds.fut), or one of them forced (tests and benchmarks).
 DIV_LIMB_AUTO, DIV_LIMB_LOOP, DIV_LIMB_SCAN = 0, 1, 2
 
 
@@ -359,7 +359,7 @@ def popcount(ctx: Context, a: Device) -> np.ndarray:
 
 
 # --------------------------------------------------------------------------
-# Modular arithmetic (futhark/modular.fut). ``mods`` has one row (one
+# Modular arithmetic (lib/github.com/futbig/futbig/modular.fut). ``mods`` has one row (one
 # modulus for the batch) or one per instance; ``zero`` flags the instances
 # whose modulus is 0 (their results are 0).
 

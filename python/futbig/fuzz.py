@@ -48,7 +48,7 @@ MIN_CASES = 32
 # mul_full's halves above 2048 limbs; and odd widths inside a limb.
 DEFAULT_BITS = [1, 2, 63, 64, 65, 127, 128, 200, 255, 256, 257, 511, 512, 513, 768, 769, 1024, 1025, 1280, 1281,
                 1536, 2048, 2049, 4096, 4097, 8192, 16383, 65536, 65537, 131072, 131073, 262144, 262145]
-# The multiplication ladder's switches to the NTT (futhark/thresholds.fut, GPU and CPU): one storage step
+# The multiplication ladder's switches to the NTT (lib/github.com/futbig/futbig/thresholds.fut, GPU and CPU): one storage step
 # (4 limbs) below, at, and just above each.
 NTT_SWITCH_LIMBS = [160, 224, 272, 288, 352, 416, 640]
 DEFAULT_BITS = sorted(set(DEFAULT_BITS + [b for s in NTT_SWITCH_LIMBS for b in (64 * (s - 4), 64 * s, 64 * s + 1)]))
