@@ -46,14 +46,6 @@ local def sub_row [m] (x: [m]u64) (y: [m]u64) : ([m]u64, u64) =
     let d2 = d - b
     in (r with [i] = d2, u64.bool (y[i] > x[i]) + u64.bool (b > d))
 
--- x >> s for 0 <= s.
-local def shr_row [m] (s: i64) (x: [m]u64) : [m]u64 =
-  let q = s / 64
-  let b = u64.i64 (s % 64)
-  in tabulate m (\i -> let lo = if i + q < m then x[i + q] >> b else 0
-                       let hi = if b == 0 || i + q + 1 >= m then 0 else x[i + q + 1] << (64 - b)
-                       in lo | hi)
-
 -- x << s for 0 <= s (bits shifted out are lost).
 local def shl_row [m] (s: i64) (x: [m]u64) : [m]u64 =
   let q = s / 64
@@ -241,35 +233,67 @@ def powmod_row [m][me] (p: [m]u64) (c: mod_consts [m]) (w: i64) (x: [m]u64) (e: 
 -- ---------------------------------------------------------------------
 -- The binary gcd and the inverse.
 
+-- In-place steps of the gcd and the inverse: their loops update their rows
+-- in place, so that no step allocates (an allocation per step made them
+-- allocation-bound on the CPU backends).
+
+-- x >> s in place (0 <= s): limb i reads limbs i+q and i+q+1, not yet
+-- overwritten.
+local def shr_in [m] (s: i64) (x: *[m]u64) : *[m]u64 =
+  let q = s / 64
+  let b = u64.i64 (s % 64)
+  in loop x for i < m do
+       let lo = if i + q < m then x[i + q] >> b else 0
+       let hi = if b == 0 || i + q + 1 >= m then 0 else x[i + q + 1] << (64 - b)
+       in x with [i] = lo | hi
+
+-- x - y in place, and the borrow.
+local def sub_in [m] (x: *[m]u64) (y: [m]u64) : (*[m]u64, u64) =
+  loop (x, b) = (x, 0u64) for i < m do
+    let xi = x[i]
+    let d = xi - y[i]
+    in (x with [i] = d - b, u64.bool (y[i] > xi) + u64.bool (b > d))
+
+-- x + y in place, and the carry.
+local def add_in [m] (x: *[m]u64) (y: [m]u64) : (*[m]u64, u64) =
+  loop (x, c) = (x, 0u64) for i < m do
+    let (s, c) = adc x[i] y[i] c in (x with [i] = s, c)
+
+-- (x - y) mod p in place, for x, y < p.
+local def mod_sub_in [m] (p: [m]u64) (x: *[m]u64) (y: [m]u64) : *[m]u64 =
+  let (x, b) = sub_in x y
+  in if b != 0 then (add_in x p).0 else x
+
+-- x/2 mod p in place, for odd p, x < p: (x + p)/2 for odd x.
+local def half_mod_in [m] (p: [m]u64) (x: *[m]u64) : *[m]u64 =
+  if x[0] & 1 == 0 then shr_in 1 x
+  else let (x, c) = add_in x p
+       in loop x for i < m do
+            x with [i] = (x[i] >> 1) | (if i + 1 < m then x[i + 1] << 63 else c << 63)
+
 -- | `gcd(a, b)` by the binary algorithm (Stein's); `gcd(0, 0) = 0`.
 def gcd_row [m] (a: [m]u64) (b: [m]u64) : [m]u64 =
   if zero_row a then b else if zero_row b then a else
   let za = ctz_row a
   let zb = ctz_row b
-  let a = shr_row za a
-  -- a stays odd; b loses its twos, and the smaller is subtracted from the larger.
-  let (a, _) = loop (a, b) = (a, b) while !(zero_row b) do
-                 let b = shr_row (ctz_row b) b
-                 let (a, b) = if geq b a then (a, b) else (b, a)
-                 in (a, (sub_row b a).0)
+  -- a stays odd; b loses its twos, and the smaller is subtracted from the
+  -- larger (which then holds the difference, and the smaller stays a).
+  let (a, _) = loop (a, b) = (shr_in za (copy a), copy b) while !(zero_row b) do
+                 let z = ctz_row b
+                 let b = shr_in z b
+                 in if geq b a then (a, (sub_in b a).0) else (b, (sub_in a b).0)
   in shl_row (i64.min za zb) a
-
--- x/2 mod p for odd p, x < p.
-local def half_mod [m] (p: [m]u64) (x: [m]u64) : [m]u64 =
-  if x[0] & 1 == 0 then shr_row 1 x
-  else let (s, c) = add_row x p
-       in tabulate m (\i -> (s[i] >> 1) | (if i + 1 < m then s[i + 1] << 63 else c << 63))
 
 -- (x^-1 mod p, whether it exists) for odd p > 1, x < p, by the binary
 -- extended gcd: u = x1*x and v = x2*x (mod p) throughout.
 local def inv_odd [m] (p: [m]u64) (x: [m]u64) : ([m]u64, bool) =
   let done u v = one_row u || one_row v || zero_row u || zero_row v
   let (u, v, x1, x2) =
-    loop (u, v, x1, x2) = (x, p, one m, replicate m 0) while !(done u v) do
-      if u[0] & 1 == 0 then (shr_row 1 u, v, half_mod p x1, x2)
-      else if v[0] & 1 == 0 then (u, shr_row 1 v, x1, half_mod p x2)
-      else if geq u v then ((sub_row u v).0, v, mod_sub_row p x1 x2, x2)
-      else (u, (sub_row v u).0, x1, mod_sub_row p x2 x1)
+    loop (u, v, x1, x2) = (copy x, copy p, one m, replicate m 0) while !(done u v) do
+      if u[0] & 1 == 0 then (shr_in 1 u, v, half_mod_in p x1, x2)
+      else if v[0] & 1 == 0 then (u, shr_in 1 v, x1, half_mod_in p x2)
+      else if geq u v then ((sub_in u v).0, v, mod_sub_in p x1 x2, x2)
+      else (u, (sub_in v u).0, x1, mod_sub_in p x2 x1)
   in if one_row u then (x1, true) else if one_row v then (x2, true) else (replicate m 0, false)
 
 -- | `(a^-1 mod p, whether it exists)` for `a < p`, `p /= 0`, any `p`
