@@ -28,6 +28,7 @@ def load(name: str):
         ("factorial", ["3000"], "both equal to GMP's"),  # a tree of 12 levels
         ("factorial", ["1"], "both equal to GMP's"),
         ("sqrt_digits", ["37"], "all 37 roots equal to GMP's"),
+        ("miller_rabin", ["300", "256"], "the same verdicts as GMP's"),
     ],
 )
 def test_example_checks_itself_against_gmp(backend, capsys, name, args, says):
