@@ -6,11 +6,11 @@ Every candidate ``n`` (odd, top bit set) is written ``n - 1 = d * 2**s``
 on the host. On the device: trial division by the odd primes below 54 (one
 ``%`` by their product, a one-limb scalar), then for each of a few fixed bases
 ``x = base**d mod n`` with one exponent and one modulus per instance
-(``fb.powmod``), followed by up to ``max(s) - 1`` squarings, where an
-instance stops counting once it has been decided (``fb.where``). A candidate is
-a probable prime when every base finds ``x == 1`` or ``x == n - 1``
-along the way. Trial division is checked against ``gmpy2.gcd`` and the
-verdicts against gmpy2's strong-probable-prime test with the same bases
+(``fb.powmod``), followed by up to ``max(s) - 1`` squarings; the candidates
+that fail a base leave the batch before the next one, as a loop would stop
+testing them. A candidate is a probable prime when every base finds
+``x == 1`` or ``x == n - 1`` along the way. Trial division is checked
+against ``gmpy2.gcd`` and the verdicts against gmpy2's strong-probable-prime test with the same bases
 (``gmpy2.is_strong_prp``, GMP on one core), which is timed beside futbig.
 """
 from __future__ import annotations
@@ -43,22 +43,28 @@ def strong_probable_primes(n: fb.Array, bases: tuple[int, ...] = BASES) -> np.nd
     [True, False, False, True]
     """
     ints = n.to_ints()
-    minus_one = n - 1
     d_ints, s_list = [], []
     for x in ints:  # n - 1 = d * 2**s with d odd
         s = ((x - 1) & -(x - 1)).bit_length() - 1
         d_ints.append((x - 1) >> s)
         s_list.append(s)
-    d = fb.array(d_ints, n.dtype)
-    s = np.array(s_list)
+    d, s = fb.array(d_ints, n.dtype), np.array(s_list)
     passed = np.ones(len(ints), dtype=bool)
+    alive = np.arange(len(ints))  # the instances that passed every base so far
     for base in bases:
-        x = fb.powmod(fb.full(len(ints), base, n.dtype), d, n)
+        minus_one = n - 1
+        x = fb.powmod(fb.full(len(alive), base, n.dtype), d, n)
         decided = (x == 1) | (x == minus_one)  # numpy bool arrays
         for step in range(1, int(s.max())):
             x = fb.powmod(x, 2, n)
             decided |= (x == minus_one) & (step < s)
-        passed &= decided
+        passed[alive[~decided]] = False
+        if decided.all():
+            continue
+        if not decided.any():
+            break
+        # Only the instances still in the running go on to the next base.
+        alive, n, d, s = alive[decided], n[decided], d[decided], s[decided]
     return passed
 
 
