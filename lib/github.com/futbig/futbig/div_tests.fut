@@ -6,7 +6,7 @@ import "div"
 import "limbs"
 
 -- ==
--- entry: test_divmod_newton test_divmod_thread test_divmod_thread_cpu
+-- entry: test_divmod_newton test_divmod_thread
 -- input { [[10u64, 0u64, 0u64, 0u64], [0u64, 0u64, 1u64, 0u64], [7u64, 0u64, 0u64, 0u64], [5u64, 6u64, 7u64, 8u64]]
 --         [[3u64, 0u64, 0u64, 0u64], [1u64, 1u64, 0u64, 0u64], [0u64, 0u64, 0u64, 0u64], [5u64, 6u64, 7u64, 8u64]] }
 -- output { [[3u64, 0u64, 0u64, 0u64], [18446744073709551615u64, 0u64, 0u64, 0u64], [0u64, 0u64, 0u64, 0u64], [1u64, 0u64, 0u64, 0u64]]
@@ -20,9 +20,6 @@ entry test_divmod_newton [n][m] (a: [n][m]u64) (b: [n][m]u64) = divmod_newton fa
 
 -- | `divmod` with one instance per thread, as on the GPU.
 entry test_divmod_thread [n][m] (a: [n][m]u64) (b: [n][m]u64) = divmod_thread false a b
-
--- | `divmod` with one instance per thread, as on a CPU.
-entry test_divmod_thread_cpu [n][m] (a: [n][m]u64) (b: [n][m]u64) = divmod_thread true a b
 
 -- ==
 -- entry: test_div_limb_loop test_div_limb_scan
@@ -46,7 +43,7 @@ local def keep [m] (len: i64) (x: [m]u64) : [m]u64 =
 -- from one limb to full width and the patterns b > a, b == a, b == 1,
 -- b a power of B, b of one limb, b of two limbs, a == 0, all-ones
 -- operands, b == 0, and leading limbs 1 and B-1 of b.
-local def shape [m] (i: i64) (x: [m]u64) (y: [m]u64) : ([m]u64, [m]u64) =
+def shape [m] (i: i64) (x: [m]u64) (y: [m]u64) : ([m]u64, [m]u64) =
   let la = 1 + (i64.u64 (x[0] >> 1)) % m
   let lb = 1 + (i64.u64 (y[m - 1] >> 1)) % m
   let a = keep la x
@@ -94,7 +91,7 @@ local def less [m] (x: [m]u64) (y: [m]u64) : bool =
   in res
 
 -- | Whether a quotient and remainder of divmod are exact for a, b.
-local def valid [m] (a: [m]u64) (b: [m]u64) (q: [m]u64) (r: [m]u64) (zero: u8) : bool =
+def valid [m] (a: [m]u64) (b: [m]u64) (q: [m]u64) (r: [m]u64) (zero: u8) : bool =
   if all (== 0) b
   then zero == 1 && all (== 0) q && all (== 0) r
   else zero == 0 && less r b
@@ -114,7 +111,7 @@ local def valid_limb [m] (method: i64) (i: i64) (x: [m]u64) (y: [m]u64) : bool =
           && and (map2 (==) (mul_add q dd rr) (map (\j -> if j < m then a[j] else 0) (iota (2 * m + 1))))
 
 -- ==
--- entry: check_divmod check_divmod_thread check_divmod_thread_cpu check_long_division check_long_division4 check_long_division8 check_long_division_registers check_div_limb
+-- entry: check_divmod check_divmod_thread check_long_division check_long_division4 check_long_division8 check_long_division_registers check_div_limb
 -- random input { [700][4]u64 [700][4]u64 }
 -- output { true }
 -- random input { [700][8]u64 [700][8]u64 }
@@ -169,17 +166,14 @@ entry check_divmod [n][m] (x: [n][m]u64) (y: [n][m]u64) : bool =
   in passes <= max_passes && and (map5 valid a b q r zero)
 
 -- | As `check_divmod`, for the one-instance-per-thread version of the
--- GPU (`cpu` false) or of a CPU.
-local def check_thread [n][m] (cpu: bool) (x: [n][m]u64) (y: [n][m]u64) : bool =
+-- GPU (`cpu` false) or of a CPU (div_cpu_tests.fut).
+def check_thread [n][m] (cpu: bool) (x: [n][m]u64) (y: [n][m]u64) : bool =
   let (a, b) = unzip (map3 shape (iota n) x y)
   let (q, r, zero) = divmod_thread cpu a b
   in and (map5 valid a b q r zero)
 
 -- | Per thread, as on the GPU.
 entry check_divmod_thread [n][m] (x: [n][m]u64) (y: [n][m]u64) : bool = check_thread false x y
-
--- | Per thread, as on a CPU.
-entry check_divmod_thread_cpu [n][m] (x: [n][m]u64) (y: [n][m]u64) : bool = check_thread true x y
 
 -- | As `check_divmod`, for a long division `divide` of one instance by a
 -- nonzero divisor.
