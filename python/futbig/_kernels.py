@@ -96,9 +96,9 @@ ON_CPU: dict[str, bool] = {"cuda": False, "multicore": True, "c": True}
 #: Whether a scalar divisor ``0 < k < 2**64`` divides through ``div_limb``
 #: (True) or as a batch of copies of ``k`` through ``divmod`` (False).
 DIV_LIMB_SCALARS: dict[str, bool] = {
-    # Not measured on a GPU yet: div_limb's scan uses 64-bit divisions, which
-    # a GPU emulates, where divmod's long division uses a reciprocal; compare
-    # both on the H200 and set this from the result.
+    # NVIDIA H100, 2^32-bit batches, 2026-11-25 (bench/results/h100-scalar.json):
+    # div_limb / divmod of a batch of copies, 512 bits 2058 / 6951 us, 4096
+    # bits 1895 / 5555, 65536 bits 2132 / 6319, 262144 bits 18785 / 229883.
     "cuda": True,
     # 2-5x faster than divmod on a batch of copies at 512 and 4096 bits:
     # docs/api.md, the table of one-limb scalars.

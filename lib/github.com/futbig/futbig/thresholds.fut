@@ -126,7 +126,10 @@ def div_limbs_per_pass (m: i64) : i64 = if m <= 32 then 1 else if m <= 64 then 4
 -- (parallel within an instance, but about four 64-bit divisions per limb):
 -- always on a CPU (c, 4096 bits: 2983 us by loops of `divmod` against 9093
 -- by the scan, 2026-11-24); on the GPU once the batch alone fills the
--- device (placeholder until measured on the H200).
+-- device.  Not yet measured where it matters on a GPU: with loops, 2^32-bit
+-- batches took 2058 us at 512 bits and 2132 at 65536 bits (H100,
+-- 2026-11-25), by the scan (n = 2^14 < 2^16) 18785 us at 2^18 bits, which
+-- suggests a lower switch; `futhark/bench/div_bench.fut` compares both.
 def div_limb_loops (cpu: bool) (n: i64) : bool = cpu || n >= 1 << 16
 
 -- | Rows sampled to decide whether divisor lengths are mixed: the choice
