@@ -5,8 +5,9 @@
 #
 #   bash tools/gpu_run.sh [tests|bench|futhark-test|futhark-bench|fuzz|all] [pytest, bench, futhark bench or fuzz args...]
 #
-# futhark-test runs the `futhark test` specs (lib/github.com/futbig/futbig/*_tests.fut) with the
-# cuda backend, with the compiler that `python3 build.py gpu` packed, and
+# futhark-test runs the `futhark test` specs (lib/github.com/futbig/futbig/*_tests.fut, or
+# the files given) with the cuda backend, with the compiler that
+# `python3 build.py gpu` packed, and
 # futhark-bench runs `futhark bench` on the programs given the same way. fuzz
 # runs `python -m futbig fuzz` once per operation, in parallel over the cores
 # (FUZZ_OPS="add mul ..." picks the operations).
@@ -15,11 +16,15 @@ cd "$(dirname "$0")/.."
 what=${1:-all}; shift || true
 out=${OUT:-$PWD/gpu-out}; mkdir -p "$out"
 export PYTHONUNBUFFERED=1
-python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
-  --target /tmp/futbig-site .gpu/wheels/*.whl || { echo "wheel install failed"; exit 1; }
+[ -d /tmp/futbig-site/futhark_ffi ] ||  # once per machine
+  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
+    --target /tmp/futbig-site .gpu/wheels/*.whl || { echo "wheel install failed"; exit 1; }
 export PYTHONPATH=/tmp/futbig-site:$PWD/python
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$out/device.txt"
-python3 build.py gpu-ext 2>&1 | tail -3 || exit 1
+case "$what" in  # `futhark test` and `futhark bench` need no Python extension
+  futhark-test|futhark-bench) ;;
+  *) python3 build.py gpu-ext 2>&1 | tail -3 || exit 1 ;;
+esac
 rc=0
 if [ "$what" = tests ] || [ "$what" = all ]; then
   FUTBIG_TEST_BACKENDS=cuda python3 -m pytest -q -p no:cacheprovider "$@" 2>&1 | tee "$out/tests.log"
@@ -39,7 +44,9 @@ futhark_cuda() {  # futhark with the packed compiler and the cuda backend
     /tmp/futhark-gpu/bin/futhark "$1" --backend=cuda "${@:2}"
 }
 if [ "$what" = futhark-test ] || [ "$what" = all ]; then
-  futhark_cuda test --exclude=cpu_only lib/github.com/futbig/futbig/*_tests.fut 2>&1 | tee "$out/futhark-test.log"
+  specs=(lib/github.com/futbig/futbig/*_tests.fut)
+  [ "$what" = futhark-test ] && [ $# -gt 0 ] && specs=("$@")
+  futhark_cuda test --exclude=cpu_only "${specs[@]}" 2>&1 | tee "$out/futhark-test.log"
   [ "${PIPESTATUS[0]}" = 0 ] || rc=1
 fi
 if [ "$what" = futhark-bench ]; then

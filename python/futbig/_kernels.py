@@ -289,15 +289,16 @@ def divmod_by(ctx: Context, method: int, a: Device, b: Device) -> tuple[Device, 
 DIV_LIMB_AUTO, DIV_LIMB_LOOP, DIV_LIMB_SCAN = 0, 1, 2
 
 
-def divmod_limb(ctx: Context, a: Device, k: int) -> tuple[Device, Device]:
+def divmod_limb(ctx: Context, a: Device, k: int, method: int = DIV_LIMB_AUTO) -> tuple[Device, Device]:
     """``(a // k, a % k)`` for one limb ``0 < k < 2**64``, both at ``a``'s storage width.
 
-    Through ``div_limb``, or where :data:`DIV_LIMB_SCALARS` says otherwise,
-    through ``divmod`` on a batch of copies of ``k``.
+    Through ``div_limb`` (by ``method``), or where :data:`DIV_LIMB_SCALARS`
+    says otherwise and ``method`` is the library's choice, through
+    ``divmod`` on a batch of copies of ``k``.
     """
     n, m = ctx.shape(a)
-    if DIV_LIMB_SCALARS[ctx.name]:
-        q, r, _ = ctx.call("div_limb", ON_CPU[ctx.name], DIV_LIMB_AUTO, a, ctx.call("splat_limb", n, k))
+    if DIV_LIMB_SCALARS[ctx.name] or method != DIV_LIMB_AUTO:
+        q, r, _ = ctx.call("div_limb", ON_CPU[ctx.name], method, a, ctx.call("splat_limb", n, k))
         return q, ctx.call("limb_rows", m, r)
     row = np.zeros((1, m), dtype=np.uint64)
     row[0, 0] = k

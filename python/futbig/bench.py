@@ -103,6 +103,13 @@ def _ops() -> dict[str, Op]:
             return fb.uint(a.bits).from_device(_kernels.sqr_lo(ctx(), a.bits, a.device_array, method), len(a))
         return run
 
+    def scalar_division(method):  # div_limb by SCALAR with its method forced
+        def run(a, b):
+            q, r = _kernels.divmod_limb(ctx(), a.device_array, SCALAR, method)
+            dtype = fb.uint(a.bits)
+            return dtype.from_device(q, len(a)), dtype.from_device(r, len(a))
+        return run
+
     def pick(result, idx):
         return result[idx].to_ints()
 
@@ -149,6 +156,10 @@ def _ops() -> dict[str, Op]:
                          "divmod(x, k)"),
         "div_scalar_batch": Op("div_scalar_batch", lambda a, b: divmod(a, fb.full(len(a), SCALAR, a.dtype)),
                                lambda x, y, bits: divmod(x, SCALAR), pick_pair, 4, "divmod(x, k)"),
+        "div_scalar_loop": Op("div_scalar_loop", scalar_division(_kernels.DIV_LIMB_LOOP),
+                              lambda x, y, bits: divmod(x, SCALAR), pick_pair, 3, "divmod(x, k)"),
+        "div_scalar_scan": Op("div_scalar_scan", scalar_division(_kernels.DIV_LIMB_SCAN),
+                              lambda x, y, bits: divmod(x, SCALAR), pick_pair, 3, "divmod(x, k)"),
         # The two division algorithms that `divmod` chooses between by width.
         "divmod_thread": Op("divmod_thread", division(_kernels.DIV_LONG), quotient, pick_pair, 4, "divmod(x, y)", divisor="half"),
         "divmod_newton": Op("divmod_newton", division(_kernels.DIV_NEWTON), quotient, pick_pair, 4, "divmod(x, y)", divisor="half"),
@@ -167,8 +178,8 @@ def _ops() -> dict[str, Op]:
 #: Every operation ``bench`` knows.
 OP_NAMES = ["add", "add6", "mul", "mul_full", "poly", "divmod", "divmod_mixed", "divmod_thread",
             "divmod_newton", "mul_classical", "mul_ntt", "mul_full_classical", "mul_full_ntt", "sqr",
-            "sqr_classical", "sqr_ntt", "mul_scalar", "div_scalar", "div_scalar_batch", "mod_mul", "powmod", "gcd",
-            "modinv"]
+            "sqr_classical", "sqr_ntt", "mul_scalar", "div_scalar", "div_scalar_batch", "div_scalar_loop",
+            "div_scalar_scan", "mod_mul", "powmod", "gcd", "modinv"]
 
 
 def _gmpy2_rate(op: str, xs: list, ys: list, bits: int) -> float:
@@ -202,7 +213,7 @@ def _gmpy2_rate(op: str, xs: list, ys: list, bits: int) -> float:
     loops["powmod"] = lambda: [gmpy2.powmod(q, r, p) for q, r in zip(x, y)]
     loops["gcd"] = lambda: [gmpy2.gcd(q, r) for q, r in zip(x, y)]
     loops["modinv"] = invert_all
-    loops["div_scalar_batch"] = loops["div_scalar"]
+    loops["div_scalar_batch"] = loops["div_scalar_loop"] = loops["div_scalar_scan"] = loops["div_scalar"]
     loops["divmod_mixed"] = loops["divmod_thread"] = loops["divmod_newton"] = loops["divmod"]
     loops["mul_classical"] = loops["mul_ntt"] = loops["mul"]
     loops["mul_full_classical"] = loops["mul_full_ntt"] = loops["mul_full"]

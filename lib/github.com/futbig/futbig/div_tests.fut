@@ -111,7 +111,26 @@ local def valid_limb [m] (method: i64) (i: i64) (x: [m]u64) (y: [m]u64) : bool =
           && and (map2 (==) (mul_add q dd rr) (map (\j -> if j < m then a[j] else 0) (iota (2 * m + 1))))
 
 -- ==
--- entry: check_divmod check_divmod_thread check_long_division check_long_division4 check_long_division8 check_long_division_registers check_div_limb
+-- entry: check_divmod_thread check_long_division check_long_division4 check_long_division8 check_long_division_registers check_div_limb
+-- random input { [700][4]u64 [700][4]u64 }
+-- output { true }
+-- random input { [700][8]u64 [700][8]u64 }
+-- output { true }
+-- random input { [300][12]u64 [300][12]u64 }
+-- output { true }
+-- random input { [300][16]u64 [300][16]u64 }
+-- output { true }
+-- random input { [300][20]u64 [300][20]u64 }
+-- output { true }
+-- random input { [300][32]u64 [300][32]u64 }
+-- output { true }
+-- random input { [300][64]u64 [300][64]u64 }
+-- output { true }
+-- random input { [200][68]u64 [200][68]u64 }
+-- output { true }
+
+-- ==
+-- entry: check_divmod
 -- random input { [700][4]u64 [700][4]u64 }
 -- output { true }
 -- random input { [700][8]u64 [700][8]u64 }

@@ -125,12 +125,12 @@ def div_limbs_per_pass (m: i64) : i64 = if m <= 32 then 1 else if m <= 64 then 4
 -- thread each, two products per limb) rather than by a scan over all limbs
 -- (parallel within an instance, but about four 64-bit divisions per limb):
 -- always on a CPU (c, 4096 bits: 2983 us by loops of `divmod` against 9093
--- by the scan, 2026-11-24); on the GPU once the batch alone fills the
--- device.  Not yet measured where it matters on a GPU: with loops, 2^32-bit
--- batches took 2058 us at 512 bits and 2132 at 65536 bits (H100,
--- 2026-11-25), by the scan (n = 2^14 < 2^16) 18785 us at 2^18 bits, which
--- suggests a lower switch; `futhark/bench/div_bench.fut` compares both.
-def div_limb_loops (cpu: bool) (n: i64) : bool = cpu || n >= 1 << 16
+-- by the scan, 2026-11-24); on the GPU from 2048 instances, where the
+-- batch alone fills the device enough.  H100, 2026-11-25, us per batch,
+-- loop / scan: 4096 instances 77 / 104 (4096 bits), 708 / 1194 (65536
+-- bits); 1024 instances of 2^18 bits 2379 / 1291; 16384 instances of 2^18
+-- bits 3657 / 18674; 256 of 65536 bits 433 / 115 (docs/division.md).
+def div_limb_loops (cpu: bool) (n: i64) : bool = cpu || n >= 1 << 11
 
 -- | Rows sampled to decide whether divisor lengths are mixed: the choice
 -- only decides the speed (both algorithms are exact); 2048 bits, over all
