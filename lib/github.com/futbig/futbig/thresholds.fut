@@ -141,3 +141,19 @@ def mixed_div_samples : i64 = 4096
 -- instance (per thread); 6 keeps 4096-bit tables at 32 KiB, and the
 -- next window would save under 5% of the products at 4096 bits.
 def max_window_bits : i64 = 6
+
+-- | Widths (limbs) from which the Montgomery operations (`mod_mul`,
+-- `powmod`, `to_mont`, `from_mont`, `mont_mul`) of odd moduli multiply
+-- whole batches with the multiplication ladder instead of one instance
+-- per thread: on an H100 per-thread `mod_mul` took 1517 us per 2^28-bit
+-- batch at 1024 bits but 90230 at 2048 bits (rows, scratch and tables
+-- spill to local memory), and batch products estimated from mul.fut's
+-- timings cost about 1.7 ms at 1024 bits and 2.2 ms at 2048.  First
+-- guess, not measured; never on a CPU, where one instance per thread
+-- keeps its rows in cache.
+def mont_batch_limbs (cpu: bool) : i64 = if cpu then i64.highest else 20
+
+-- | Most limbs of the table of the batch-level `powmod` (`2^w` rows of
+-- the whole batch): 2^28 limbs (2 GiB) keeps a 6-bit window for batches of
+-- up to 2^22 limbs (2^28 bits per operand) and narrows it for larger ones.
+def batch_table_limbs : i64 = 1 << 28
