@@ -327,7 +327,8 @@ local module Add = import "add"
 
 -- | The routes of `mod_mul`, `powmod`, `to_mont`, `from_mont` and
 -- `mont_mul`: the library's choice (`mont_auto`: batch-level products of
--- odd moduli from `mont_batch_limbs cpu` limbs), one instance per thread
+-- odd moduli from `mont_batch_limbs cpu` limbs, powers from
+-- `pow_batch_limbs cpu`), one instance per thread
 -- (`mont_thread`), batch-level products (`mont_batch`; one instance per
 -- thread for a shared even modulus and widths not a multiple of 4).
 -- Tests and benchmarks force one.
@@ -337,10 +338,11 @@ def mont_thread : i64 = 1
 -- | See `mont_auto`.
 def mont_batch : i64 = 2
 
--- Whether `method` takes batch-level products at width m (the block
--- kernels of mul.fut take widths that are multiples of 4).
-local def by_batch (cpu: bool) (method: i64) (m: i64) : bool =
-  m % 4 == 0 && (method == mont_batch || (method == mont_auto && m >= mont_batch_limbs cpu))
+-- Whether `method` takes batch-level products at width m, where the
+-- library's choice switches `from` limbs (the block kernels of mul.fut
+-- take widths that are multiples of 4).
+local def by_batch (method: i64) (from: i64) (m: i64) : bool =
+  m % 4 == 0 && (method == mont_batch || (method == mont_auto && m >= from))
 
 -- An [n][m] array from its elements, as one flat map (a map choosing
 -- whole rows compiles to one thread per row, with transposes, on the GPU).
@@ -455,8 +457,8 @@ def mod_sub [n][k][m] (a: [n][m]u64) (b: [n][m]u64) (mods: [k][m]u64) : ([n][m]u
 
 -- Whether the batch route computes mod_mul and powmod: not for a shared
 -- even modulus (all of its instances would be recomputed per thread).
-local def batch_fits [k][m] (cpu: bool) (method: i64) (mods: [k][m]u64) : bool =
-  by_batch cpu method m && !(k == 1 && mods[0, 0] & 1 == 0 && !(zero_row mods[0]))
+local def batch_fits [k][m] (method: i64) (from: i64) (mods: [k][m]u64) : bool =
+  by_batch method from m && !(k == 1 && mods[0, 0] & 1 == 0 && !(zero_row mods[0]))
 
 -- `with_moduli` on the batch route: `f` computes all instances from the
 -- odd moduli as batch rows (even ones replaced by 1) and the constants
@@ -481,7 +483,7 @@ local def with_batch_moduli [n][k][m] (cpu: bool)
 -- Montgomery products, valid for any `a, b < R`.
 def mod_mul [n][k][m] (cpu: bool) (method: i64) (a: [n][m]u64) (b: [n][m]u64) (mods: [k][m]u64) : ([n][m]u64, [n]u8) =
   let row p c i = mod_mul_row p c (reduce_row p a[i]) (reduce_row p b[i])
-  in if batch_fits cpu method mods
+  in if batch_fits method (mont_batch_limbs cpu) mods
      then with_batch_moduli cpu (\r _ r2 -> mont_mul_rows cpu r (mont_mul_rows cpu r a r2) b) row mods
      else with_moduli row mods : ([n][m]u64, [n]u8)
 
@@ -492,7 +494,7 @@ def powmod [n][k][m][ke][me] (cpu: bool) (method: i64) (a: [n][m]u64) (e: [ke][m
                            : ([n][m]u64, [n]u8) =
   let w = window_bits (reduce i64.max 0 (map bit_length_row e))
   let row p c i = powmod_row p c w (reduce_row p a[i]) (pick e i)
-  in if batch_fits cpu method mods
+  in if batch_fits method (pow_batch_limbs cpu) mods
      then with_batch_moduli cpu (\r r1 r2 -> pow_rows cpu r r1 r2 a e) row mods
      else with_moduli row mods : ([n][m]u64, [n]u8)
 
@@ -517,18 +519,18 @@ local def batch_forms [n][k][m] (cpu: bool) (f: mont_rows [n][m] -> [n][m]u64 ->
 -- | Montgomery forms `(a mod p)*R mod p` for odd moduli (`R = 2^(64m)`);
 -- `cpu` and `method` as for `mod_mul`.
 def to_mont_batch [n][k][m] (cpu: bool) (method: i64) (a: [n][m]u64) (mods: [k][m]u64) : [n][m]u64 =
-  if by_batch cpu method m then batch_forms cpu (\r r2 -> mont_mul_rows cpu r a r2) mods
+  if by_batch method (mont_batch_limbs cpu) m then batch_forms cpu (\r r2 -> mont_mul_rows cpu r a r2) mods
   else (with_moduli (\p c i -> to_mont p c (reduce_row p a[i])) mods : ([n][m]u64, [n]u8)).0
 
 -- | The values `a/R mod p` of Montgomery forms `a < p`, odd moduli.
 def from_mont_batch [n][k][m] (cpu: bool) (method: i64) (a: [n][m]u64) (mods: [k][m]u64) : [n][m]u64 =
-  if by_batch cpu method m then batch_forms cpu (\r _ -> from_mont_rows cpu r a) mods
+  if by_batch method (mont_batch_limbs cpu) m then batch_forms cpu (\r _ -> from_mont_rows cpu r a) mods
   else (with_moduli (\p c i -> from_mont p c a[i]) mods : ([n][m]u64, [n]u8)).0
 
 -- | Montgomery products `a*b/R mod p` of Montgomery forms `a, b < p`,
 -- odd moduli.
 def mont_mul_batch [n][k][m] (cpu: bool) (method: i64) (a: [n][m]u64) (b: [n][m]u64) (mods: [k][m]u64) : [n][m]u64 =
-  if by_batch cpu method m then batch_forms cpu (\r _ -> mont_mul_rows cpu r a b) mods
+  if by_batch method (mont_batch_limbs cpu) m then batch_forms cpu (\r _ -> mont_mul_rows cpu r a b) mods
   else let (ps, _) = nonzero_moduli mods
        let pinvs = map (\p -> neg_inv64 p[0]) ps
        in tabulate n (\i -> mont_mul (pick ps i) (pick pinvs i) a[i] b[i])
