@@ -367,7 +367,7 @@ def _ops() -> dict[str, FuzzOp]:
                quadratic=True, max_bits=65537),
         FuzzOp("powmod_batch", batch_route(_kernels.powmod),
                lambda xs, ys, e, bits: ([gmpy2.powmod(x, x ^ _mask(bits), y) for x, y in zip(xs, ys)],),
-               divisor="nonzero", quadratic=True, max_bits=2049),
+               divisor="nonzero", quadratic=True, max_bits=1025),
         FuzzOp("gcd", api(lambda fb, a, b, e: fb.gcd(a, b)),
                lambda xs, ys, e, bits: ([gmpy2.gcd(x, y) for x, y in zip(xs, ys)],), divisor="any", quadratic=True,
                max_bits=16384),
