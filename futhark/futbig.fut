@@ -174,14 +174,20 @@ entry mod_sub [n][k][m] (a: [n][m]u64) (b: [n][m]u64) (mods: [k][m]u64) : ([n][m
   Modular.mod_sub a b mods
 
 -- | `(a*b mod p, zero)`: Montgomery products for odd `p`, long division
--- for even `p`.
-entry mod_mul [n][k][m] (a: [n][m]u64) (b: [n][m]u64) (mods: [k][m]u64) : ([n][m]u64, [n]u8) =
-  Modular.mod_mul a b mods
+-- for even `p`.  `cpu` is true on the `c` and `multicore` backends;
+-- `method` (odd moduli): 0 the library's choice, 1 one instance per
+-- thread, 2 batch-level products by the multiplication ladder (for tests
+-- and benchmarks; a shared even modulus stays per thread).
+entry mod_mul [n][k][m] (cpu: bool) (method: i64) (a: [n][m]u64) (b: [n][m]u64) (mods: [k][m]u64)
+                      : ([n][m]u64, [n]u8) =
+  Modular.mod_mul cpu method a b mods
 
 -- | `(a^e mod p, zero)`; exponents `e` are `[ke][me]u64`, `ke = 1` (one
--- for the batch) or `ke = n`, of any width `me`.
-entry powmod [n][k][m][ke][me] (a: [n][m]u64) (e: [ke][me]u64) (mods: [k][m]u64) : ([n][m]u64, [n]u8) =
-  Modular.powmod a e mods
+-- for the batch) or `ke = n`, of any width `me`; `cpu` and `method` as
+-- for `mod_mul`.
+entry powmod [n][k][m][ke][me] (cpu: bool) (method: i64) (a: [n][m]u64) (e: [ke][me]u64) (mods: [k][m]u64)
+                             : ([n][m]u64, [n]u8) =
+  Modular.powmod cpu method a e mods
 
 -- | `gcd(a, b)` (binary), `gcd(0, 0) = 0`.
 entry gcd [n][m] (a: [n][m]u64) (b: [n][m]u64) : [n][m]u64 = Modular.gcd a b
@@ -191,15 +197,16 @@ entry gcd [n][m] (a: [n][m]u64) (b: [n][m]u64) : [n][m]u64 = Modular.gcd a b
 entry modinv [n][k][m] (a: [n][m]u64) (mods: [k][m]u64) : ([n][m]u64, [n]u8, [n]u8) =
   Modular.modinv a mods
 
--- | Montgomery forms `(a mod p)*2^(64m) mod p`, odd moduli only.
-entry to_mont [n][k][m] (a: [n][m]u64) (mods: [k][m]u64) : [n][m]u64 =
-  Modular.to_mont_batch a mods
+-- | Montgomery forms `(a mod p)*2^(64m) mod p`, odd moduli only; `cpu`
+-- and `method` (here and in `from_mont`, `mont_mul`) as for `mod_mul`.
+entry to_mont [n][k][m] (cpu: bool) (method: i64) (a: [n][m]u64) (mods: [k][m]u64) : [n][m]u64 =
+  Modular.to_mont_batch cpu method a mods
 
 -- | `a*2^(-64m) mod p` for Montgomery forms `a < p`, odd moduli only.
-entry from_mont [n][k][m] (a: [n][m]u64) (mods: [k][m]u64) : [n][m]u64 =
-  Modular.from_mont_batch a mods
+entry from_mont [n][k][m] (cpu: bool) (method: i64) (a: [n][m]u64) (mods: [k][m]u64) : [n][m]u64 =
+  Modular.from_mont_batch cpu method a mods
 
 -- | Montgomery products `a*b*2^(-64m) mod p` of forms `a, b < p`, odd
 -- moduli only.
-entry mont_mul [n][k][m] (a: [n][m]u64) (b: [n][m]u64) (mods: [k][m]u64) : [n][m]u64 =
-  Modular.mont_mul_batch a b mods
+entry mont_mul [n][k][m] (cpu: bool) (method: i64) (a: [n][m]u64) (b: [n][m]u64) (mods: [k][m]u64) : [n][m]u64 =
+  Modular.mont_mul_batch cpu method a b mods

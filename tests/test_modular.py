@@ -2,7 +2,9 @@
 
 Moduli odd, even, powers of two, 1, 2**bits - 1 and of one limb in a wide
 type; exponents 0, 1, 2, all ones and per instance; inputs >= m; zero
-moduli; widths of 1, 2, 3, 4, 5, 8, 16 limbs and an odd bit width.
+moduli; widths of 1, 2, 3, 4, 5, 8, 16 limbs and an odd bit width. The
+Montgomery operations also through each of their two routes (one instance
+per thread, batch-level products), forced, at 4 to 32 limbs.
 """
 from __future__ import annotations
 
@@ -12,8 +14,10 @@ import gmpy2
 import pytest
 
 import futbig as fb
+from futbig import _kernels
 
 from bigints import mask, random_values
+from limbs import from_limbs, to_limbs
 
 BITS = [64 * w for w in (1, 2, 3, 4, 5, 8, 16)] + [100]
 
@@ -133,3 +137,41 @@ def test_montgomery_chain(backend, rng, bits):
     x = M.to_mont(fb.array(ints, fb.uint(bits)))
     y = M.sqr(M.mul(x, x))
     assert M.from_mont(y).to_ints() == [pow(v, 4, p) for v in ints]
+
+
+# The two routes of the Montgomery operations, forced through the entries' `method`
+# (futbig._kernels.MOD_*): one instance per thread, and batch-level products by the
+# multiplication ladder (the GPU's route from `mont_batch_limbs` limbs, 20 at first).
+ROUTES = {"thread": _kernels.MOD_THREAD, "batch": _kernels.MOD_BATCH}
+
+
+@pytest.mark.parametrize("route", ROUTES)
+@pytest.mark.parametrize("limbs", [4, 16, 20, 24, 32])
+def test_montgomery_routes(ctx, rng, route, limbs):
+    method, m = ROUTES[route], limbs
+    bits = 64 * m
+    n = 10
+    dev = lambda xs, w=m: ctx.to_device(to_limbs(xs, w))
+    back = lambda x: from_limbs(ctx.to_host(x))
+    ms = moduli(rng, n, bits)  # odd, even, powers of two, 2**bits - 1, one limb, 1
+    a_ints, b_ints = values(rng, n, bits, ms), values(rng, n, bits, ms[::-1])  # some >= their modulus
+    a, b = dev(a_ints), dev(b_ints)
+    shared = [rng.getrandbits(bits) | 1 | 1 << (bits - 1), mask(bits), rng.getrandbits(64) | 1, 1, 6]
+    for ps in [ms] + [[p] for p in shared]:
+        got, _ = _kernels.mod_mul(ctx, a, b, dev(ps), method)
+        assert back(got) == [x * y % ps[i % len(ps)] for i, (x, y) in enumerate(zip(a_ints, b_ints))], ps
+    # Per-instance exponents of 256 bits at most (a batch-level power costs about 1.2 products per
+    # bit of the longest exponent, each a few kernels): lengths differ, all ones among them.
+    es = [0, 1, mask(256), rng.getrandbits(256)] + [rng.getrandbits(rng.randint(1, 256)) for _ in range(n - 4)]
+    for ps in (ms, shared[:1], shared[1:2]):
+        got, _ = _kernels.powmod(ctx, a, dev(es, 4), dev(ps), method)
+        assert back(got) == [int(gmpy2.powmod(x, e, ps[i % len(ps)])) for i, (x, e) in enumerate(zip(a_ints, es))], ps
+    for e in (0, 1, mask(64)):  # one exponent for the batch, one-limb modulus in the wide dtype
+        got, _ = _kernels.powmod(ctx, a, dev([e], 4), dev(shared[2:3]), method)
+        assert back(got) == [int(gmpy2.powmod(x, e, shared[2])) for x in a_ints], e
+    p, R = shared[0], 1 << bits
+    forms = _kernels.to_mont(ctx, a, dev([p]), method)
+    assert back(forms) == [x * R % p for x in a_ints]
+    prod = _kernels.mont_mul(ctx, forms, _kernels.to_mont(ctx, b, dev([p]), method), dev([p]), method)
+    assert back(prod) == [x * y * R % p for x, y in zip(a_ints, b_ints)]
+    assert back(_kernels.from_mont(ctx, prod, dev([p] * n), method)) == [x * y % p for x, y in zip(a_ints, b_ints)]

@@ -34,6 +34,9 @@ __all__ = [
     "DIV_LIMB_LOOP",
     "DIV_LIMB_SCALARS",
     "DIV_LIMB_SCAN",
+    "MOD_AUTO",
+    "MOD_BATCH",
+    "MOD_THREAD",
     "MUL_AUTO",
     "MUL_CLASSICAL",
     "MUL_NTT",
@@ -375,14 +378,22 @@ def mod_sub(ctx: Context, a: Device, b: Device, mods: Device) -> tuple[Device, D
     return ctx.call("mod_sub", a, b, mods)
 
 
-def mod_mul(ctx: Context, a: Device, b: Device, mods: Device) -> tuple[Device, Device]:
-    """``(a * b mod p, zero [n]u8)``: Montgomery for odd ``p``, long division for even ``p``."""
-    return ctx.call("mod_mul", a, b, mods)
+#: ``method`` of ``mod_mul``, ``powmod``, ``to_mont``, ``from_mont`` and ``mont_mul``
+#: (odd moduli): the library's choice (batch-level products from
+#: ``mont_batch_limbs`` in lib/github.com/futbig/futbig/thresholds.fut, on the GPU only), one
+#: instance per thread, or batch-level Montgomery products built from the
+#: multiplication ladder (forced by tests and benchmarks).
+MOD_AUTO, MOD_THREAD, MOD_BATCH = 0, 1, 2
 
 
-def powmod(ctx: Context, a: Device, e: Device, mods: Device) -> tuple[Device, Device]:
+def mod_mul(ctx: Context, a: Device, b: Device, mods: Device, method: int = MOD_AUTO) -> tuple[Device, Device]:
+    """``(a * b mod p, zero [n]u8)``: Montgomery for odd ``p`` (route by ``method``), long division for even ``p``."""
+    return ctx.call("mod_mul", ON_CPU[ctx.name], method, a, b, mods)
+
+
+def powmod(ctx: Context, a: Device, e: Device, mods: Device, method: int = MOD_AUTO) -> tuple[Device, Device]:
     """``(a ** e mod p, zero [n]u8)``; ``e`` has one row or one per instance, of any width."""
-    return ctx.call("powmod", a, e, mods)
+    return ctx.call("powmod", ON_CPU[ctx.name], method, a, e, mods)
 
 
 def gcd(ctx: Context, a: Device, b: Device) -> Device:
@@ -395,16 +406,16 @@ def modinv(ctx: Context, a: Device, mods: Device) -> tuple[Device, Device, Devic
     return ctx.call("modinv", a, mods)
 
 
-def to_mont(ctx: Context, a: Device, mods: Device) -> Device:
+def to_mont(ctx: Context, a: Device, mods: Device, method: int = MOD_AUTO) -> Device:
     """Montgomery forms ``(a mod p) * 2**(64m) mod p`` (odd moduli)."""
-    return ctx.call("to_mont", a, mods)
+    return ctx.call("to_mont", ON_CPU[ctx.name], method, a, mods)
 
 
-def from_mont(ctx: Context, a: Device, mods: Device) -> Device:
+def from_mont(ctx: Context, a: Device, mods: Device, method: int = MOD_AUTO) -> Device:
     """Values ``a * 2**(-64m) mod p`` of Montgomery forms ``a < p`` (odd moduli)."""
-    return ctx.call("from_mont", a, mods)
+    return ctx.call("from_mont", ON_CPU[ctx.name], method, a, mods)
 
 
-def mont_mul(ctx: Context, a: Device, b: Device, mods: Device) -> Device:
+def mont_mul(ctx: Context, a: Device, b: Device, mods: Device, method: int = MOD_AUTO) -> Device:
     """Montgomery products ``a * b * 2**(-64m) mod p`` of forms ``a, b < p`` (odd moduli)."""
-    return ctx.call("mont_mul", a, b, mods)
+    return ctx.call("mont_mul", ON_CPU[ctx.name], method, a, b, mods)

@@ -26,6 +26,7 @@ import gmpy2
 import numpy as np
 
 from . import _backend, _kernels
+from ._convert import ints_to_limbs
 
 DEFAULT_BITS = [2**k for k in range(9, 19)]
 DEFAULT_OPS = ["add", "add6", "mul", "mul_full", "poly", "divmod", "divmod_mixed"]
@@ -110,6 +111,13 @@ def _ops() -> dict[str, Op]:
             return dtype.from_device(q, len(a)), dtype.from_device(r, len(a))
         return run
 
+    def modular_route(kernel, method):  # one route of mod_mul or powmod (futbig._kernels.MOD_*), odd `modulus(bits)`
+        def run(a, b):
+            dtype = fb.uint(a.bits)
+            mods = ctx().to_device(ints_to_limbs([modulus(a.bits)], a.bits, dtype.storage_limbs))
+            return dtype.from_device(kernel(ctx(), a.device_array, b.device_array, mods, method)[0], len(a))
+        return run
+
     def pick(result, idx):
         return result[idx].to_ints()
 
@@ -169,6 +177,15 @@ def _ops() -> dict[str, Op]:
                       "x * y % p"),
         "powmod": Op("powmod", modular(fb.powmod), lambda x, y, bits: pow(x, y, modulus(bits)), pick, 3,
                      "gmpy2.powmod(x, y, p)"),
+        # The two routes of the Montgomery operations, forced: one instance per thread, batch-level products.
+        "mod_mul_thread": Op("mod_mul_thread", modular_route(_kernels.mod_mul, _kernels.MOD_THREAD),
+                             lambda x, y, bits: x * y % modulus(bits), pick, 3, "x * y % p"),
+        "mod_mul_batch": Op("mod_mul_batch", modular_route(_kernels.mod_mul, _kernels.MOD_BATCH),
+                            lambda x, y, bits: x * y % modulus(bits), pick, 3, "x * y % p"),
+        "powmod_thread": Op("powmod_thread", modular_route(_kernels.powmod, _kernels.MOD_THREAD),
+                            lambda x, y, bits: pow(x, y, modulus(bits)), pick, 3, "gmpy2.powmod(x, y, p)"),
+        "powmod_batch": Op("powmod_batch", modular_route(_kernels.powmod, _kernels.MOD_BATCH),
+                           lambda x, y, bits: pow(x, y, modulus(bits)), pick, 3, "gmpy2.powmod(x, y, p)"),
         "gcd": Op("gcd", fb.gcd, lambda x, y, bits: int(gmpy2.gcd(x, y)), pick, 3, "gmpy2.gcd(x, y)"),
         "modinv": Op("modinv", modular(lambda a, b, p: fb.modinv(a, p, errors="zero")),
                      lambda x, y, bits: inverse(x, modulus(bits)), pick, 2, "gmpy2.invert(x, p)"),
@@ -179,7 +196,8 @@ def _ops() -> dict[str, Op]:
 OP_NAMES = ["add", "add6", "mul", "mul_full", "poly", "divmod", "divmod_mixed", "divmod_thread",
             "divmod_newton", "mul_classical", "mul_ntt", "mul_full_classical", "mul_full_ntt", "sqr",
             "sqr_classical", "sqr_ntt", "mul_scalar", "div_scalar", "div_scalar_batch", "div_scalar_loop",
-            "div_scalar_scan", "mod_mul", "powmod", "gcd", "modinv"]
+            "div_scalar_scan", "mod_mul", "powmod", "gcd", "modinv", "mod_mul_thread", "mod_mul_batch", "powmod_thread",
+            "powmod_batch"]
 
 
 def _gmpy2_rate(op: str, xs: list, ys: list, bits: int) -> float:
@@ -213,6 +231,8 @@ def _gmpy2_rate(op: str, xs: list, ys: list, bits: int) -> float:
     loops["powmod"] = lambda: [gmpy2.powmod(q, r, p) for q, r in zip(x, y)]
     loops["gcd"] = lambda: [gmpy2.gcd(q, r) for q, r in zip(x, y)]
     loops["modinv"] = invert_all
+    loops["mod_mul_thread"] = loops["mod_mul_batch"] = loops["mod_mul"]
+    loops["powmod_thread"] = loops["powmod_batch"] = loops["powmod"]
     loops["div_scalar_batch"] = loops["div_scalar_loop"] = loops["div_scalar_scan"] = loops["div_scalar"]
     loops["divmod_mixed"] = loops["divmod_thread"] = loops["divmod_newton"] = loops["divmod"]
     loops["mul_classical"] = loops["mul_ntt"] = loops["mul"]

@@ -233,6 +233,14 @@ def _ops() -> dict[str, FuzzOp]:
             return tuple(ctx.to_host(r) for r in (result if isinstance(result, tuple) else (result,)))
         return run
 
+    def batch_route(kernel):
+        """Run ``kernel`` (``_kernels.mod_mul`` or ``powmod``) on ``a``, ``~a`` and the moduli ``b`` with
+        batch-level Montgomery products forced (``_kernels.MOD_BATCH``), whatever the width and backend."""
+        def run(fb, ctx, bits, a, b, extra):
+            result, _ = kernel(ctx, a.device_array, (~a).device_array, b.device_array, _kernels.MOD_BATCH)
+            return (ctx.to_host(result),)
+        return run
+
     def api(f):
         """Run ``f(fb, a, b, extra)`` through the Python API; its result's limbs come back."""
         return lambda fb, ctx, bits, a, b, extra: (f(fb, a, b, extra).to_limbs(),)
@@ -353,6 +361,13 @@ def _ops() -> dict[str, FuzzOp]:
         FuzzOp("powmod", api(lambda fb, a, b, e: fb.powmod(a, ~a, b)),
                lambda xs, ys, e, bits: ([gmpy2.powmod(x, x ^ _mask(bits), y) for x, y in zip(xs, ys)],),
                divisor="nonzero", quadratic=True, max_bits=4097),
+        # The batch-level Montgomery route forced (odd moduli; even ones are recomputed per thread).
+        FuzzOp("mod_mul_batch", batch_route(_kernels.mod_mul),
+               lambda xs, ys, e, bits: ([x * (x ^ _mask(bits)) % y for x, y in zip(xs, ys)],), divisor="nonzero",
+               quadratic=True, max_bits=65537),
+        FuzzOp("powmod_batch", batch_route(_kernels.powmod),
+               lambda xs, ys, e, bits: ([gmpy2.powmod(x, x ^ _mask(bits), y) for x, y in zip(xs, ys)],),
+               divisor="nonzero", quadratic=True, max_bits=1025),
         FuzzOp("gcd", api(lambda fb, a, b, e: fb.gcd(a, b)),
                lambda xs, ys, e, bits: ([gmpy2.gcd(x, y) for x, y in zip(xs, ys)],), divisor="any", quadratic=True,
                max_bits=16384),
@@ -376,7 +391,8 @@ OP_NAMES = ["add", "sub", "mul", "square", "mul_full", "sqr_full", "mul_classica
             "sqr_ntt", "mul_limb", "divmod", "divmod_long",
             "divmod_newton", "divmod_one_length", "floordiv", "mod", "div_limb", "shl", "shr", "shl_each", "shr_each", "and", "or", "xor",
             "not", "neg", "compare", "power", "add6", "poly", "int_mul_full", "int_floordiv", "int_mod",
-            "int_shr_each", "int_compare", "mod_add", "mod_sub", "mod_mul", "powmod", "gcd", "modinv"]
+            "int_shr_each", "int_compare", "mod_add", "mod_sub", "mod_mul", "powmod", "mod_mul_batch", "powmod_batch",
+            "gcd", "modinv"]
 
 
 def _extra(rng: np.random.Generator, op: FuzzOp, n: int, bits: int) -> Any:

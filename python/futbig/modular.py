@@ -6,8 +6,9 @@ constants are computed once) or an array (one per instance). Results lie in
 ``[0, m)``; inputs may be ``>= m`` (they are reduced first); ``m = 1`` gives 0;
 a zero modulus is a ZeroDivisionError naming the first such index. Odd
 moduli multiply by Montgomery's method, even ones by full products and long
-division; every instance runs in one thread (lib/github.com/futbig/futbig/modular.fut,
-docs/modular.md). Unsigned dtypes only.
+division; every instance runs in one thread, except that on the GPU wide odd
+moduli multiply whole batches by the multiplication ladder
+(lib/github.com/futbig/futbig/modular.fut, docs/modular.md). Unsigned dtypes only.
 
 >>> import futbig as fb
 >>> a = fb.array([3, 10**30, 7], bits=128)

@@ -185,13 +185,16 @@ def mod_sub_row [m] (p: [m]u64) (x: [m]u64) (y: [m]u64) : [m]u64 =
 -- ---------------------------------------------------------------------
 -- Powers.
 
+-- The window (bits) that minimises `len/w` multiplications and `2^w`
+-- table entries for exponents of `len` bits.
+local def best_window (len: i64) : i64 =
+  if len <= 8 then 1 else if len <= 24 then 2 else if len <= 80 then 3
+  else if len <= 240 then 4 else if len <= 672 then 5 else if len <= 1792 then 6 else 7
+
 -- | The window (bits) of a fixed-window power with exponents of `len`
 -- bits: the `w` that minimises `len/w` multiplications and `2^w` table
 -- entries, at most `max_window_bits`.
-def window_bits (len: i64) : i64 =
-  let w = if len <= 8 then 1 else if len <= 24 then 2 else if len <= 80 then 3
-          else if len <= 240 then 4 else if len <= 672 then 5 else if len <= 1792 then 6 else 7
-  in i64.min w max_window_bits
+def window_bits (len: i64) : i64 = i64.min (best_window len) max_window_bits
 
 -- Bits pos .. pos+w-1 of e (w <= 63).
 local def bits_at [me] (e: [me]u64) (pos: i64) (w: i64) : u64 =
@@ -313,10 +316,116 @@ def modinv_row [m] (p: [m]u64) (a: [m]u64) : ([m]u64, bool) =
        in ((sub_row p (extend m t)).0, true)
 
 -- ---------------------------------------------------------------------
--- Batches: `n` instances, `k = 1` or `k = n` moduli.
+-- Batch-level Montgomery products: for wide odd moduli on the GPU, where
+-- one instance per thread spills its rows to local memory, each product
+-- is three products of whole batches by the multiplication ladder
+-- (mul.fut: per-thread kernels, convmul or the NTT by width) and a few
+-- additions, with `R = 2^(64m)` and the full-width `p^-1 mod R`.
+
+local module Mul = import "mul"
+local module Add = import "add"
+
+-- | The routes of `mod_mul`, `powmod`, `to_mont`, `from_mont` and
+-- `mont_mul`: the library's choice (`mont_auto`: batch-level products of
+-- odd moduli from `mont_batch_limbs cpu` limbs, powers from
+-- `pow_batch_limbs cpu`), one instance per thread
+-- (`mont_thread`), batch-level products (`mont_batch`; one instance per
+-- thread for a shared even modulus and widths not a multiple of 4).
+-- Tests and benchmarks force one.
+def mont_auto : i64 = 0
+-- | See `mont_auto`.
+def mont_thread : i64 = 1
+-- | See `mont_auto`.
+def mont_batch : i64 = 2
+
+-- Whether `method` takes batch-level products at width m, where the
+-- library's choice switches `from` limbs (the block kernels of mul.fut
+-- take widths that are multiples of 4).
+local def by_batch (method: i64) (from: i64) (m: i64) : bool =
+  m % 4 == 0 && (method == mont_batch || (method == mont_auto && m >= from))
+
+-- An [n][m] array from its elements, as one flat map (a map choosing
+-- whole rows compiles to one thread per row, with transposes, on the GPU).
+local def rows_of (n: i64) (m: i64) (f: i64 -> i64 -> u64) : [n][m]u64 =
+  unflatten (tabulate (n*m) (\x -> f (x / m) (x % m)))
 
 -- Row i of the k rows of xs (row 0 for k = 1: one shared row).
 local def pick [k] 't (xs: [k]t) (i: i64) : t = if k == 1 then xs[0] else xs[i]
+
+-- The k = 1 or k = n rows `xs` as n rows.
+local def spread [k][m] (n: i64) (xs: [k][m]u64) : [n][m]u64 =
+  if k == 1 then replicate n xs[0] else xs :> [n][m]u64
+
+-- | Odd moduli `p` and `p^-1 mod R` as rows of the batch.
+type mont_rows [n][m] = {p: [n][m]u64, pinv: [n][m]u64}
+
+-- `p^-1 mod 2^(64m)` of odd rows by Newton's iteration on whole rows,
+-- `y <- y(2 - py)`, from `p[0]^-1 mod 2^64`: each step doubles the correct
+-- low limbs, ceil(log2 m) steps.
+local def inv_rows [k][m] (cpu: bool) (ps: [k][m]u64) : [k][m]u64 =
+  let bits = 64 * m
+  let two = replicate k (tabulate m (\j -> if j == 0 then 2 else 0))
+  let steps = (loop (s, c) = (0, 1) while c < m do (s + 1, c * 2)).0
+  let y0 = map (\p -> tabulate m (\j -> if j == 0 then 0 - neg_inv64 p[0] else 0)) ps
+  in loop y = y0 for _i < steps do
+       Mul.mul_lo cpu bits y (Add.sub cpu bits two (Mul.mul_lo cpu bits ps y)).0
+
+-- `t/R mod p` for `t < pR` (Montgomery's REDC on whole batches): with
+-- `u = (t mod R) p^-1 mod R`, `up` has the low half of `t`, so `(t - up)/R
+-- = floor(t/R) - floor(up/R)`, in `(-p, p)`: one subtraction of the high
+-- halves, and `p` added where it borrows.
+local def redc [n][m] (cpu: bool) (r: mont_rows [n][m]) (t: [n][m*2]u64) : [n][m]u64 =
+  let bits = 64 * m
+  let u = Mul.mul_lo cpu bits (window m 0 m t) r.pinv
+  let up = Mul.mul_full cpu u r.p
+  let (d, borrow) = Add.sub cpu bits (window m m m t) (window m m m up)
+  in (Add.add cpu bits d (rows_of n m (\i j -> if borrow[i] == 0 then 0 else #[unsafe] r.p[i, j]))).0
+
+-- `a*b/R mod p` for `a*b < pR` (such as `a < p`, or `a < R` and `b < p`).
+local def mont_mul_rows [n][m] (cpu: bool) (r: mont_rows [n][m]) (a: [n][m]u64) (b: [n][m]u64) : [n][m]u64 =
+  redc cpu r (Mul.mul_full cpu a b)
+
+-- `a*a/R mod p` for `a < p`: the ladder's squares (the NTT transforms `a`
+-- once).
+local def mont_sqr_rows [n][m] (cpu: bool) (r: mont_rows [n][m]) (a: [n][m]u64) : [n][m]u64 =
+  redc cpu r (Mul.sqr_full_by cpu Mul.mul_auto a)
+
+-- `a/R mod p` for any `a < R`: REDC of `a` itself, no product.
+local def from_mont_rows [n][m] (cpu: bool) (r: mont_rows [n][m]) (a: [n][m]u64) : [n][m]u64 =
+  redc cpu r (window (m*2) 0 m a)
+
+-- The window (bits) of the batch-level power over `limbs` limbs (n*m):
+-- `best_window`, at most what keeps its `2^w` rows of the batch within
+-- `batch_table_limbs` (at least 1).
+local def batch_window (limbs: i64) (len: i64) : i64 =
+  let fit = loop w = 1 while w < 7 && (2 << w) * limbs <= batch_table_limbs do w + 1
+  in i64.min (best_window len) fit
+
+-- `x^e mod p` for any `x < R` on whole batches, `ke = 1` or `n` exponents:
+-- a table of `2^w` Montgomery forms `x^j R mod p` (rows of the batch),
+-- then per window `w` squarings and one product by each instance's table
+-- entry.  Every instance runs the windows of the longest exponent (the
+-- shorter ones left-padded with zero digits, whose entry is `R mod p`, the
+-- form of 1).  `r1`, `r2`: `R mod p`, `R^2 mod p`.
+local def pow_rows [n][m][ke][me] (cpu: bool) (r: mont_rows [n][m]) (r1: [n][m]u64) (r2: [n][m]u64)
+                                  (x: [n][m]u64) (e: [ke][me]u64) : [n][m]u64 =
+  let len = reduce i64.max 0 (map bit_length_row e)
+  let w = batch_window (n*m) len
+  let windows = (len + w - 1) / w
+  in if windows == 0 then from_mont_rows cpu r r1 else
+  let xm = mont_mul_rows cpu r x r2
+  let table = loop tbl = (replicate (1 << w) r1 with [1] = xm) for j in 2..<(1 << w) do
+                tbl with [j] = copy (mont_mul_rows cpu r tbl[j - 1] xm)
+  let entry_rows (pos: i64) =
+    let ds = tabulate n (\i -> i64.u64 (bits_at (pick e i) pos w))
+    in rows_of n m (\i j -> #[unsafe] table[ds[i], i, j])
+  let acc = loop acc = entry_rows ((windows - 1) * w) for t < windows - 1 do
+              let acc = loop acc for _i < w do mont_sqr_rows cpu r acc
+              in mont_mul_rows cpu r acc (entry_rows ((windows - 2 - t) * w))
+  in from_mont_rows cpu r acc
+
+-- ---------------------------------------------------------------------
+-- Batches: `n` instances, `k = 1` or `k = n` moduli.
 
 -- The moduli with 0 replaced by 1, and flags of those that were 0.
 local def nonzero_moduli [k][m] (mods: [k][m]u64) : ([k][m]u64, [k]bool) =
@@ -346,15 +455,48 @@ def mod_sub [n][k][m] (a: [n][m]u64) (b: [n][m]u64) (mods: [k][m]u64) : ([n][m]u
   in (tabulate n (\i -> let p = pick ps i in mod_sub_row p (reduce_row p a[i]) (reduce_row p b[i])),
       zero_flags n zs)
 
--- | `a*b mod p` per instance, as `mod_add`.
-def mod_mul [n][k][m] (a: [n][m]u64) (b: [n][m]u64) (mods: [k][m]u64) : ([n][m]u64, [n]u8) =
-  with_moduli (\p c i -> mod_mul_row p c (reduce_row p a[i]) (reduce_row p b[i])) mods
+-- Whether the batch route computes mod_mul and powmod: not for a shared
+-- even modulus (all of its instances would be recomputed per thread).
+local def batch_fits [k][m] (method: i64) (from: i64) (mods: [k][m]u64) : bool =
+  by_batch method from m && !(k == 1 && mods[0, 0] & 1 == 0 && !(zero_row mods[0]))
+
+-- `with_moduli` on the batch route: `f` computes all instances from the
+-- odd moduli as batch rows (even ones replaced by 1) and the constants
+-- `R mod p`, `R^2 mod p` as rows; the instances with an even modulus are
+-- then recomputed one per thread by `g`, as in `with_moduli`.
+local def with_batch_moduli [n][k][m] (cpu: bool)
+                                      (f: mont_rows [n][m] -> [n][m]u64 -> [n][m]u64 -> [n][m]u64)
+                                      (g: [m]u64 -> mod_consts [m] -> i64 -> [m]u64)
+                                      (mods: [k][m]u64) : ([n][m]u64, [n]u8) =
+  let (ps, zs) = nonzero_moduli mods
+  let odd = map (\p -> p[0] & 1 == 1) ps
+  let qs = map2 (\o p -> if o then p else one m) odd ps
+  let cs = map mod_consts qs
+  let rs = {p = spread n qs, pinv = spread n (inv_rows cpu qs)}
+  let res = f rs (spread n (map (.r1) cs)) (spread n (map (.r2) cs))
+  let evens = filter (\i -> !(pick odd i)) (iota n)
+  let fixed = map (\i -> let p = pick ps i in g p (mod_consts p) i) evens
+  in (scatter (copy res) evens fixed, zero_flags n zs)
+
+-- | `a*b mod p` per instance, as `mod_add`; `cpu` and `method` choose the
+-- route of odd moduli (`mont_auto`).  Batch-level: `(aR mod p) b/R`, two
+-- Montgomery products, valid for any `a, b < R`.
+def mod_mul [n][k][m] (cpu: bool) (method: i64) (a: [n][m]u64) (b: [n][m]u64) (mods: [k][m]u64) : ([n][m]u64, [n]u8) =
+  let row p c i = mod_mul_row p c (reduce_row p a[i]) (reduce_row p b[i])
+  in if batch_fits method (mont_batch_limbs cpu) mods
+     then with_batch_moduli cpu (\r _ r2 -> mont_mul_rows cpu r (mont_mul_rows cpu r a r2) b) row mods
+     else with_moduli row mods : ([n][m]u64, [n]u8)
 
 -- | `a^e mod p` per instance (`ke = 1`: one exponent for the batch, or
--- `ke = n`), as `mod_add`.  The window comes from the longest exponent.
-def powmod [n][k][m][ke][me] (a: [n][m]u64) (e: [ke][me]u64) (mods: [k][m]u64) : ([n][m]u64, [n]u8) =
+-- `ke = n`), as `mod_add`.  The window comes from the longest exponent;
+-- `cpu` and `method` as for `mod_mul`.
+def powmod [n][k][m][ke][me] (cpu: bool) (method: i64) (a: [n][m]u64) (e: [ke][me]u64) (mods: [k][m]u64)
+                           : ([n][m]u64, [n]u8) =
   let w = window_bits (reduce i64.max 0 (map bit_length_row e))
-  in with_moduli (\p c i -> powmod_row p c w (reduce_row p a[i]) (pick e i)) mods
+  let row p c i = powmod_row p c w (reduce_row p a[i]) (pick e i)
+  in if batch_fits method (pow_batch_limbs cpu) mods
+     then with_batch_moduli cpu (\r r1 r2 -> pow_rows cpu r r1 r2 a e) row mods
+     else with_moduli row mods : ([n][m]u64, [n]u8)
 
 -- | `gcd(a, b)` per instance.
 def gcd [n][m] (a: [n][m]u64) (b: [n][m]u64) : [n][m]u64 = map2 gcd_row a b
@@ -367,17 +509,28 @@ def modinv [n][k][m] (a: [n][m]u64) (mods: [k][m]u64) : ([n][m]u64, [n]u8, [n]u8
   let (r, ok) = tabulate n (\i -> let p = pick ps i in modinv_row p (reduce_row p a[i])) |> unzip
   in (r, zero_flags n zs, map (\x -> u8.bool (!x)) ok)
 
--- | Montgomery forms `(a mod p)*R mod p` for odd moduli (`R = 2^(64m)`).
-def to_mont_batch [n][k][m] (a: [n][m]u64) (mods: [k][m]u64) : [n][m]u64 =
-  (with_moduli (\p c i -> to_mont p c (reduce_row p a[i])) mods).0
+-- The batch route of the Montgomery forms (odd moduli only): `f` on the
+-- moduli as rows, their `R^2 mod p` as rows.
+local def batch_forms [n][k][m] (cpu: bool) (f: mont_rows [n][m] -> [n][m]u64 -> [n][m]u64)
+                                (mods: [k][m]u64) : [n][m]u64 =
+  let (ps, _) = nonzero_moduli mods
+  in f {p = spread n ps, pinv = spread n (inv_rows cpu ps)} (spread n (map (\p -> (mod_consts p).r2) ps))
+
+-- | Montgomery forms `(a mod p)*R mod p` for odd moduli (`R = 2^(64m)`);
+-- `cpu` and `method` as for `mod_mul`.
+def to_mont_batch [n][k][m] (cpu: bool) (method: i64) (a: [n][m]u64) (mods: [k][m]u64) : [n][m]u64 =
+  if by_batch method (mont_batch_limbs cpu) m then batch_forms cpu (\r r2 -> mont_mul_rows cpu r a r2) mods
+  else (with_moduli (\p c i -> to_mont p c (reduce_row p a[i])) mods : ([n][m]u64, [n]u8)).0
 
 -- | The values `a/R mod p` of Montgomery forms `a < p`, odd moduli.
-def from_mont_batch [n][k][m] (a: [n][m]u64) (mods: [k][m]u64) : [n][m]u64 =
-  (with_moduli (\p c i -> from_mont p c a[i]) mods).0
+def from_mont_batch [n][k][m] (cpu: bool) (method: i64) (a: [n][m]u64) (mods: [k][m]u64) : [n][m]u64 =
+  if by_batch method (mont_batch_limbs cpu) m then batch_forms cpu (\r _ -> from_mont_rows cpu r a) mods
+  else (with_moduli (\p c i -> from_mont p c a[i]) mods : ([n][m]u64, [n]u8)).0
 
 -- | Montgomery products `a*b/R mod p` of Montgomery forms `a, b < p`,
 -- odd moduli.
-def mont_mul_batch [n][k][m] (a: [n][m]u64) (b: [n][m]u64) (mods: [k][m]u64) : [n][m]u64 =
-  let (ps, _) = nonzero_moduli mods
-  let pinvs = map (\p -> neg_inv64 p[0]) ps
-  in tabulate n (\i -> mont_mul (pick ps i) (pick pinvs i) a[i] b[i])
+def mont_mul_batch [n][k][m] (cpu: bool) (method: i64) (a: [n][m]u64) (b: [n][m]u64) (mods: [k][m]u64) : [n][m]u64 =
+  if by_batch method (mont_batch_limbs cpu) m then batch_forms cpu (\r _ -> mont_mul_rows cpu r a b) mods
+  else let (ps, _) = nonzero_moduli mods
+       let pinvs = map (\p -> neg_inv64 p[0]) ps
+       in tabulate n (\i -> mont_mul (pick ps i) (pick pinvs i) a[i] b[i])

@@ -141,3 +141,26 @@ def mixed_div_samples : i64 = 4096
 -- instance (per thread); 6 keeps 4096-bit tables at 32 KiB, and the
 -- next window would save under 5% of the products at 4096 bits.
 def max_window_bits : i64 = 6
+
+-- | Widths (limbs) from which `mod_mul`, `to_mont`, `from_mont` and
+-- `mont_mul` of odd moduli multiply whole batches by the multiplication
+-- ladder instead of one instance per thread: per thread, `mod_mul` took
+-- 1517 us per 2^28-bit batch at 1024 bits and 90230 at 2048 bits on an
+-- H100 (rows and scratch spill to local memory), where two batch-level
+-- products cost about 1.8 ms at 1024 bits and 2.2 ms at 2048 by mul.fut's
+-- H200 timings.  An estimate, not yet measured; never on a CPU, where one
+-- instance per thread keeps its rows in cache.
+def mont_batch_limbs (cpu: bool) : i64 = if cpu then i64.highest else 20
+
+-- | Widths (limbs) from which `powmod` of odd moduli runs its windows as
+-- batch-level products: per thread, a Montgomery product inside `powmod`
+-- cost about 0.35 ms per 2^28-bit batch at 1024 bits and 1.7 ms at 2048
+-- (H100, from the measured powers per second), batch-level ones about 0.9
+-- and 1.1 ms by mul.fut's H200 timings.  An estimate, not yet measured;
+-- never on a CPU.
+def pow_batch_limbs (cpu: bool) : i64 = if cpu then i64.highest else 32
+
+-- | Most limbs of the table of the batch-level `powmod` (`2^w` rows of
+-- the whole batch): 2^28 limbs (2 GiB) keeps a 6-bit window for batches of
+-- up to 2^22 limbs (2^28 bits per operand) and narrows it for larger ones.
+def batch_table_limbs : i64 = 1 << 28
