@@ -42,13 +42,21 @@
 -- k = bits b..b+2 of q and t = q without them; so every thread writes its 8
 -- values to 8 conflict-free rows, and the next pass gathers.  The twiddle
 -- table of a prime holds w_{2h}^e at index h + e for every power of two h,
--- so every transform length shares it.
+-- so every transform length shares it.  A block of 16T elements runs on T
+-- threads of 16 values in two lanes of 8 (`block_transform2` with `virt`):
+-- lane s of thread t does the work of thread t + s*T of a block of 2T,
+-- and one exchange serves both lanes (the two operands of a product at 8T
+-- elements use the same two lanes).
 --
--- Paths.  Up to L = 2^13 transform points (1024 threads), the whole product
--- runs in one block kernel: both forward transforms, the pointwise product
--- and the inverse transform for each prime, then the CRT and the carry scan
--- (`add_quads_with`).  Longer transforms run four-step: L = L1*L2, the
--- stages on the top bits of the index as transforms of length L1 over
+-- Paths.  Up to L = 2^ntt_block_log transform points (thresholds.fut: 14,
+-- 1024 threads of 16 values; 13 keeps 8 values, 1024 threads at most),
+-- the whole product runs in one block kernel: both forward transforms
+-- (at 2^14 points one after the other, at most 16 values per thread), the
+-- pointwise product and the inverse transform for each prime, then the
+-- CRT and the carry scan (`add_quads_with`; a scan per row for the full
+-- products of 2^14 points, 8192 limbs, wider than a block's scan).
+-- Longer transforms run four-step, rows of at most 2^13 points: L = L1*L2,
+-- the stages on the top bits of the index as transforms of length L1 over
 -- columns (blocks of c adjacent columns), the rest as transforms of length
 -- L2 over rows, each in block kernels, through global memory (five kernels
 -- per product; see `mul_four_step`).
@@ -56,6 +64,7 @@
 import "limbs"
 import "blocks"
 import "add"
+import "thresholds"
 
 -- Block-local index arithmetic is 32-bit (64-bit shifts and masks cost two
 -- instructions each on a GPU).
@@ -295,29 +304,67 @@ local def block_transform (dir: ntt_dir) (pc: prime_ctx) (tt: i64) (lo: idx) (hi
        let b = (pass_at dir lo hi i).0
        in (run b 3 (\q -> #[unsafe] buf[i64.i32 (slot t32 bp q)]), b)
 
--- The buffer of a pass over two sets of elements: set 0 in rows 0..7, set
--- 1 in rows 8..15.
-local def rows16 [tt] (xs: [tt](oct, oct)) : [16*tt]u32 =
-  opaque (map (.0.0) xs ++ map (.0.1) xs ++ map (.0.2) xs ++ map (.0.3) xs
-          ++ map (.0.4) xs ++ map (.0.5) xs ++ map (.0.6) xs ++ map (.0.7) xs
-          ++ map (.1.0) xs ++ map (.1.1) xs ++ map (.1.2) xs ++ map (.1.3) xs
-          ++ map (.1.4) xs ++ map (.1.5) xs ++ map (.1.6) xs ++ map (.1.7) xs :> [16*tt]u32)
+-- The buffer of a pass of two lanes: with `virt`, row k of the 2*tt
+-- virtual threads (lane s of thread t is virtual thread t + s*tt), else
+-- lane 0's rows 0..7, then lane 1's.
+local def rows16 [tt] (virt: bool) (xs: [tt](oct, oct)) : [16*tt]u32 =
+  opaque (if virt
+          then map (.0.0) xs ++ map (.1.0) xs ++ map (.0.1) xs ++ map (.1.1) xs
+               ++ map (.0.2) xs ++ map (.1.2) xs ++ map (.0.3) xs ++ map (.1.3) xs
+               ++ map (.0.4) xs ++ map (.1.4) xs ++ map (.0.5) xs ++ map (.1.5) xs
+               ++ map (.0.6) xs ++ map (.1.6) xs ++ map (.0.7) xs ++ map (.1.7) xs :> [16*tt]u32
+          else map (.0.0) xs ++ map (.0.1) xs ++ map (.0.2) xs ++ map (.0.3) xs
+               ++ map (.0.4) xs ++ map (.0.5) xs ++ map (.0.6) xs ++ map (.0.7) xs
+               ++ map (.1.0) xs ++ map (.1.1) xs ++ map (.1.2) xs ++ map (.1.3) xs
+               ++ map (.1.4) xs ++ map (.1.5) xs ++ map (.1.6) xs ++ map (.1.7) xs :> [16*tt]u32)
 
--- `block_transform` of two sets of elements at once (the two operands of a
--- product): each thread transforms 8 elements of each, with the same
--- twiddles, and one exchange per pass serves both.  Set s starts at
--- `s*8*tt` of the result.
-local def block_transform2 (dir: ntt_dir) (pc: prime_ctx) (tt: i64) (lo: idx) (hi: idx)
+-- `block_transform` with 16 values per thread in two lanes of 8 and one
+-- exchange per pass for both.  Either two sets of 8*tt elements (`virt`
+-- false: the two operands of a product, set s read as `first s` and at
+-- `s*8*tt` of the result) with the same twiddles, or one set of 16*tt
+-- elements (`virt` true, `first s = first 0`): lane s of thread t is
+-- thread t + s*tt of a pass of 2*tt threads, which puts element q at
+-- `slot (2*tt) b q`.  `virt` must be a constant: each value gives its own
+-- code.  With `virt`, `lo` and `hi` must be constants too: the passes are
+-- unrolled, so that each buffer's memory is free once the next pass has
+-- read it (a loop keeps two buffers per transform alive; at 2^14 points a
+-- buffer takes 64 KiB of the 227 KiB a block may have).
+local def block_transform2 (virt: bool) (dir: ntt_dir) (pc: prime_ctx) (tt: i64) (lo: idx) (hi: idx)
                            (first: idx -> idx -> u32) : ([16*tt]u32, idx) =
   let t32 = i32.i64 tt
   let run (b: idx) (r: idx) (get: idx -> idx -> u32) =
-    let thread t = (pass_thread (pass_stages dir pc r) b (get 0) t,
-                    pass_thread (pass_stages dir pc r) b (get 1) t)
-    in rows16 (tabulate tt (\t -> thread (i32.i64 t)))
+    let lane (s: idx) (t: idx) = pass_thread (pass_stages dir pc r) b (get s) (if virt then t + s * t32 else t)
+    in rows16 virt (tabulate tt (\t -> (lane 0 (i32.i64 t), lane 1 (i32.i64 t))))
+  let pos (bp: idx) (s: idx) (q: idx) = if virt then slot (2 * t32) bp q else s * 8 * t32 + slot t32 bp q
+  let next (buf: [16*tt]u32, bp: idx) (i: idx) =
+    let b = (pass_at dir lo hi i).0
+    in (run b 3 (\s q -> #[unsafe] buf[i64.i32 (pos bp s q)]), b)
   let (b0, r0) = pass_at dir lo hi 0
-  in loop (buf, bp) = (run b0 r0 first, b0) for i in 1..<pass_count lo hi do
-       let b = (pass_at dir lo hi i).0
-       in (run b 3 (\s q -> #[unsafe] buf[i64.i32 (s * 8 * t32 + slot t32 bp q)]), b)
+  let start = (run b0 r0 first, b0)
+  in if virt then #[unroll] loop st = start for j < pass_count lo hi - 1 do next st (j + 1)
+     else loop st = start for i in 1..<pass_count lo hi do next st i
+
+-- Log2 of the elements of a block of 16 values per thread: the blocks
+-- of more than 8 values per thread transform 2^14 points, no more.
+local def wide_log : idx = 14
+
+-- The transform over bits [lo, hi) of a block of 8*tt elements
+-- (`block_transform`, whose slots are `slot tt`) by tt threads of 8
+-- values, or, with `virt` (a constant), by tt/2 threads of 16 values over
+-- bits [0, wide_log).
+local def block_transform_v (virt: bool) (dir: ntt_dir) (pc: prime_ctx) (tt: i64) (lo: idx) (hi: idx)
+                            (first: idx -> u32) : ([8*tt]u32, idx) =
+  if virt then let (buf, b) = block_transform2 true dir pc (tt / 2) 0 wide_log (\_ q -> first q)
+               in (buf :> [8*tt]u32, b)
+  else block_transform dir pc tt lo hi first
+
+-- `per_thread8` for the layout of `block_transform_v`: tt/2 threads of 16
+-- values with `virt`.
+local def per_thread_v 't (virt: bool) (tt: i64) (f: idx -> t) : [8*tt]t =
+  if virt then let oct (q: idx) = [f q, f (q+1), f (q+2), f (q+3), f (q+4), f (q+5), f (q+6), f (q+7)]
+               in flatten (tabulate (tt / 2) (\t -> let q = i32.i64 (16 * t) in oct q ++ oct (q + 8) :> [16]t))
+                  :> [8*tt]t
+  else per_thread8 tt f
 
 -- CRT AND CARRIES.
 
@@ -365,9 +412,10 @@ local def carry_quads 'a (g: i64) (seg: i64) (coef: idx -> idx -> (u64, u64))
 
 -- GEOMETRY.
 
--- | Log2 of the longest transform that runs in one block (1024 threads of
--- 8 elements); longer transforms run four-step.
-def ntt_block_log : i64 = 13
+-- Log2 of the longest row of the four-step path (1024 threads of 8
+-- values).  Rows of 2^14 points (16 values per thread) would serve too but
+-- have not been measured there.
+local def ntt_row_log : i64 = 13
 
 -- Log2 of the transform length for the product of two m-limb numbers
 -- (2m digits each, 4m - 1 coefficients): at least 4 (16 points).
@@ -380,11 +428,16 @@ local def transforms_per_block (ell: i64) : i64 =
   i64.max 1 (2048 >> ell)
 
 -- Log2 of the row length of a transform of 2^ell points when blocks
--- transform at most 2^blog points: the whole transform if it fits (or if
--- ell <= 6), else the four-step split with rows of at least 8 and columns
--- of at least 16 points (columns take at most 2^10: ell <= blog + 10).
+-- transform at most 2^blog points (blog <= 14): the whole transform if it
+-- fits (or if ell <= 6), else the four-step split with rows of at least 8
+-- and at most 2^min(blog, ntt_row_log) points and columns of at least 16
+-- (columns take at most 2^10: ell <= min(blog, 13) + 10).
 local def row_log (blog: i64) (ell: i64) : i64 =
-  if ell <= i64.max blog 6 then ell else i64.max 3 (i64.min blog (ell - 4))
+  if ell <= i64.max blog 6 then ell else i64.max 3 (i64.min (i64.min blog ntt_row_log) (ell - 4))
+
+-- Whether a block of tt (virtual) threads of 8 values runs as tt/2
+-- threads of 16 (`block_transform_v`): past CUDA's limit.
+local def virtual_lanes (tt: i64) : bool = tt > max_block_threads
 
 -- Log2 of the columns per block of the column stages (2^ell1 points
 -- each, rows of 2^ell2): 2048 elements per block, at least 8 columns (a
@@ -405,23 +458,26 @@ local def digit [k] (xs: [k]u64) (m: i64) (row: i64) (j: idx) : u32 =
 -- The stages on the low ell2 bits (rows) of `nr` arrays of 2^ell2 points,
 -- all modulo prime i, several rows per block: the whole transform if
 -- ell2 = ell, else the second step of the forward four-step transform or
--- the first of the inverse.
-local def row_stages [k] (dir: ntt_dir) (tws: [k]u64) (lt: i64) (ell2: i64) (i: i64) (nr: i64)
+-- the first of the inverse.  Rows of 2^14 points run 16 values per thread
+-- if `wide` (a constant: false where rows have at most 2^13 points, which
+-- spares the compiler that kernel).
+local def row_stages [k] (wide: bool) (dir: ntt_dir) (tws: [k]u64) (lt: i64) (ell2: i64) (i: i64) (nr: i64)
                          (load: i64 -> idx -> u32) (fin: u32 -> u32 -> u32) : [nr][1 << ell2]u32 =
   let len = 1 << ell2
   let e32 = i32.i64 ell2
   let ipb = transforms_per_block ell2
   let tt = ipb * (len / 8)
-  let ws =
+  let blocks (virt: bool) =
     #[incremental_flattening(only_intra)]
     map (\blk ->
            let pc = table_ctx tws lt i
            let first (q: idx) =
              let row = blk * ipb + i64.i32 (q >> e32)
              in if row < nr then load row (q & (i32.i64 len - 1)) else 0
-           let (buf, bb) = block_transform dir pc tt 0 e32 first
-           in per_thread8 tt (\q -> fin pc.p (#[unsafe] buf[i64.i32 (slot (i32.i64 tt) bb q)])))
+           let (buf, bb) = block_transform_v virt dir pc tt 0 e32 first
+           in per_thread_v virt tt (\q -> fin pc.p (#[unsafe] buf[i64.i32 (slot (i32.i64 tt) bb q)])))
         (iota (num_blocks nr ipb))
+  let ws = if wide && virtual_lanes tt then blocks true else blocks false
   in flatten ws |> take (nr*len) |> unflatten
 
 -- The stages on the bits ell2..ell-1 (columns: the elements of equal
@@ -479,7 +535,7 @@ local def transform_with [k][l] (blog: i64) (dir: ntt_dir) (i: i64) (xs: [k][l]u
   let input (a: i64) (j: idx) = shoup p (#[unsafe] xf[a * l + i64.i32 j]) shoup_one
   let done (p: u32) (x: u32) = match dir case #fwd -> red1 p x
                                          case #inv -> red1 p (shoup p x scale)
-  in if ell2 == ell then row_stages dir tws l ell i k input done :> [k][l]u32
+  in if ell2 == ell then row_stages true dir tws l ell i k input done :> [k][l]u32
      else -- Row r of the row stages is row r mod 2^ell1 of array r / 2^ell1.
           let ell1 = ell - ell2
           let whole (r: i64) (j: idx) = (r >> ell1, j | i32.i64 ((r & ((1 << ell1) - 1)) << ell2))
@@ -487,12 +543,12 @@ local def transform_with [k][l] (blog: i64) (dir: ntt_dir) (i: i64) (xs: [k][l]u
           in match dir
              case #fwd ->
                let cs = col_stages #fwd tws l ell ell2 k (const i) input (\_ x -> x) |> flatten
-               let rs = row_stages #fwd tws l ell2 i nr
+               let rs = row_stages false #fwd tws l ell2 i nr
                                    (\r j -> let (a, j) = whole r j
                                             in #[unsafe] cs[a * l + col_pos ell ell2 j]) done
                in unflatten (flatten rs :> [k*l]u32)
              case #inv ->
-               let rs = row_stages #inv tws l ell2 i nr (\r j -> let (a, j) = whole r j in input a j)
+               let rs = row_stages false #inv tws l ell2 i nr (\r j -> let (a, j) = whole r j in input a j)
                                    (\_ x -> x)
                         |> flatten
                let cs = col_stages #inv tws l ell ell2 k (const i)
@@ -501,8 +557,9 @@ local def transform_with [k][l] (blog: i64) (dir: ntt_dir) (i: i64) (xs: [k][l]u
                in tabulate_2d k l (\a j -> #[unsafe] cs[a * l + col_pos ell ell2 (i32.i64 j)])
 
 -- | `ntt_forward` and `ntt_inverse` with blocks of at most 2^blog points
--- (3 <= blog <= 13, l <= 2^(blog+10)): the four-step path at small
--- lengths, for the tests.
+-- (3 <= blog <= 14, l <= 2^(min(blog, 13)+10)): the four-step path at
+-- small lengths, for the tests, and the block of 2^14 points against the
+-- four-step path at that length.
 #[noinline]
 def ntt_forward_with [k][l] (blog: i64) (i: i64) (xs: [k][l]u32) : [k][l]u32 =
   transform_with blog #fwd i xs
@@ -542,7 +599,8 @@ def ntt_pointwise [k][l] (i: i64) (xs: [k][l]u32) (ys: [k][l]u32) : [k][l]u32 =
 -- product times 2^-ell (ell the log2 of the whole transform), the inverse
 -- transform.  Returns the residues (in [0, 4p)) flat, row r modulo prime i
 -- at (i*rp + r) * 2^ell2, and rp (the rows per prime, padded to blocks).
-local def conv_rows [k] (square: bool) (tws: [k]u64) (lt: i64) (ell: i64) (ell2: i64) (nr: i64)
+-- `wide` as for `row_stages`.
+local def conv_rows [k] (wide: bool) (square: bool) (tws: [k]u64) (lt: i64) (ell: i64) (ell2: i64) (nr: i64)
                         (load: i64 -> i64 -> idx -> idx -> u32) : ([]u32, i64) =
   let len = 1 << ell2
   let e32 = i32.i64 ell2
@@ -552,7 +610,9 @@ local def conv_rows [k] (square: bool) (tws: [k]u64) (lt: i64) (ell: i64) (ell2:
   -- At least one block per prime, so that no division is by zero.
   let nbp = i64.max 1 (num_blocks nr ipb)
   let scales = tabulate 3 (\i -> pointwise_scale (ntt_prime i) ell)
-  let ws =
+  -- `sq` is `square`, a constant where `virt` is: a branch between two
+  -- arrays would cost the 2^14-point kernel a fourth 64 KiB buffer.
+  let blocks (virt: bool) (sq: bool) =
     #[incremental_flattening(only_intra)]
     map (\blk ->
            let i = blk / nbp
@@ -563,14 +623,24 @@ local def conv_rows [k] (square: bool) (tws: [k]u64) (lt: i64) (ell: i64) (ell2:
              in if r < nr then load i r o (q & (i32.i64 len - 1)) else 0
            let sc = #[unsafe] scales[i]
            let pw x y = shoup pc.p (mont pc.p x y) sc
-           -- The operands' transforms: one for a square, else both at once.
-           let (fab: []u32, ba) = if square then block_transform #fwd pc tt 0 e32 (operand 0)
-                                  else block_transform2 #fwd pc tt 0 e32 operand
+           -- The operands' transforms: one for a square, else both at once
+           -- (two lanes of 8 values), or with `virt` (16 values per thread
+           -- already) one after the other.
+           let (fa: []u32, ba) = if sq || virt then block_transform_v virt #fwd pc tt 0 e32 (operand 0)
+                                 else block_transform2 false #fwd pc tt 0 e32 operand
+           -- With `virt`, operand 1 reads a zero that depends on fa: else
+           -- the compiler fuses the two transforms' passes, which keeps four
+           -- 64 KiB buffers alive instead of three.
+           let z = if virt && !sq then opaque (#[unsafe] fa[0] & 0) else 0
+           let fb = if virt && !sq then (block_transform_v virt #fwd pc tt 0 e32 (\q -> operand 1 q | z)).0 else fa
            let prod q = let sl = i64.i32 (slot t32 ba q)
-                        in pw (#[unsafe] fab[sl]) (#[unsafe] fab[(if square then 0 else 8 * tt) + sl])
-           let (buf, bb) = block_transform #inv pc tt 0 e32 prod
-           in per_thread8 tt (\q -> #[unsafe] buf[i64.i32 (slot t32 bb q)]))
+                        in pw (#[unsafe] fa[sl])
+                              (if virt then #[unsafe] fb[sl] else #[unsafe] fa[(if sq then 0 else 8 * tt) + sl])
+           let (buf, bb) = block_transform_v virt #inv pc tt 0 e32 prod
+           in per_thread_v virt tt (\q -> #[unsafe] buf[i64.i32 (slot t32 bb q)]))
         (iota (3 * nbp))
+  let ws = if !(wide && virtual_lanes tt) then blocks false square
+           else if square then blocks true true else blocks true false
   in (flatten ws, nbp * ipb)
 
 -- The low `mo` limbs of `n` products whose residues (coefficient j of
@@ -589,6 +659,16 @@ local def crt_blocks (n: i64) (mo: i64) (fin: i64 -> quad -> quad) (res: i64 -> 
            in store_quads (carry_quads g seg coef (\i w _ -> fin (4 * rem32 i seg) w)) :> [ipb*mo]u64)
         (iota (num_blocks n ipb))
   in flatten ws |> take (n*mo) |> unflatten
+
+-- The low `mo` limbs, modulo 2^bits, of `n` products from their limb
+-- parts (`lo s l` the low limb of limb l of product s, `hi s l` the high
+-- part that belongs to limb l+1) by a carry scan per product: the
+-- products too wide for `crt_blocks` (more than max_block_limbs limbs).
+local def carry_rows (n: i64) (mo: i64) (bits: i64) (lo: i64 -> i64 -> u64) (hi: i64 -> i64 -> u64) : [n][mo]u64 =
+  tabulate n (\s -> let x = tabulate mo (lo s)
+                    let h = tabulate mo (\l -> if l == 0 then 0 else hi s (l - 1))
+                    in mask_row bits (add_row carry_none x h).0)
+  |> row_major
 
 -- The last step of the four-step product: the inverse column stages of
 -- the residues (element j of product s modulo prime i is `res i s j`) for
@@ -650,7 +730,7 @@ local def mul_four_step [n][m] (square: bool) (mo: i64) (bits: i64) (ell: i64) (
            |> flatten
   -- Row r = s * 2^ell1 + n1 of the row convolutions.
   let (rs, rp) =
-    conv_rows square tws len ell ell2 (n << ell1)
+    conv_rows false square tws len ell ell2 (n << ell1)
               (\i r o j -> let arr = ((r >> ell1) * nops + i64.i32 o) * 3 + i
                            let jj = j | i32.i64 ((r & ((1 << ell1) - 1)) << ell2)
                            in #[unsafe] cs[arr * len + col_pos ell ell2 jj])
@@ -660,11 +740,7 @@ local def mul_four_step [n][m] (square: bool) (mo: i64) (bits: i64) (ell: i64) (
                  (\i s j -> #[unsafe] rs[(i * rp + (s << ell1) + i64.i32 (j >> i32.i64 ell2)) * (1 << ell2)
                                        + i64.i32 (j & (l2 - 1))])
   let pos (l: i64) = blocked_pos (col_log ell1 ell2 - 1) ell1 (ell2 - 1) (i32.i64 l)
-  in map2 (\x h -> let lo = tabulate mo (\l -> #[unsafe] x[pos l])
-                   let hi = tabulate mo (\l -> if l == 0 then 0 else #[unsafe] h[pos (l - 1)])
-                   in mask_row bits (add_row carry_none lo hi).0)
-          xs hs
-  |> row_major
+  in carry_rows n mo bits (\s l -> #[unsafe] xs[s, pos l]) (\s l -> #[unsafe] hs[s, pos l])
 
 -- The low `mo` limbs of the products (`mo` = m or 2m), reduced modulo
 -- 2^bits, with blocks of at most 2^blog transform points.  Not inlined:
@@ -681,15 +757,20 @@ local def mul_ntt [n][m] (blog: i64) (square: bool) (mo: i64) (bits: i64)
           let tws = ntt_tables len
           let (af, bf) = (opaque (flatten a), opaque (flatten b))
           let (rs, rp) =
-            conv_rows square tws len ell ell n
+            conv_rows true square tws len ell ell n
                       (\i s o j -> let d = if j < i32.i64 (2 * m) then digit (if o == 0 then af else bf) m s j else 0
                                    in shoup (ntt_prime i) d shoup_one)
+          let res i s j = #[unsafe] rs[(i * rp + s) * len + i64.i32 j]
           let fin l (w0, w1, w2, w3) =
             (mask_limb bits l w0, mask_limb bits (l+1) w1, mask_limb bits (l+2) w2, mask_limb bits (l+3) w3)
-          in crt_blocks n mo fin (\i s j -> #[unsafe] rs[(i * rp + s) * len + i64.i32 j])
+          in if mo <= max_block_limbs then crt_blocks n mo fin res
+             else -- The full products of 2^14-point transforms (8192 limbs).
+                  let coef s j = crt (res 0 s j) (res 1 s j) (res 2 s j)
+                  let (xs, hs) = unzip (map unzip (tabulate_2d n mo (\s l -> limb_parts (coef s) (i32.i64 l))))
+                  in carry_rows n mo bits (\s l -> #[unsafe] xs[s, l]) (\s l -> #[unsafe] hs[s, l])
 
 -- | The exact products `a*b` (`2m` limbs) by NTT: one block kernel per
--- step up to 2^16 bits (transforms of 2^ntt_block_log points), four-step
+-- step up to 2^18 bits (transforms of 2^ntt_block_log points), four-step
 -- above; any width m (a multiple of 4) up to 2^21 limbs.
 def mul_full_ntt [n][m] (a: [n][m]u64) (b: [n][m]u64) : [n][m*2]u64 =
   mul_ntt ntt_block_log false (m*2) (128*m) a b
@@ -707,8 +788,9 @@ def sqr_lo_ntt [n][m] (bits: i64) (a: [n][m]u64) : [n][m]u64 =
   mul_ntt ntt_block_log true m bits a a
 
 -- | `mul_full_ntt` (`square` false) or `sqr_full_ntt` (true) with blocks
--- of at most 2^blog transform points (3 <= blog <= 13), so that tests
--- reach the four-step path at small widths.
+-- of at most 2^blog transform points (3 <= blog <= 14), so that tests
+-- reach the four-step path at small widths and benchmarks compare
+-- blog 13 and 14 at 2^18 bits.
 def mul_full_ntt_with [n][m] (blog: i64) (square: bool) (a: [n][m]u64) (b: [n][m]u64) : [n][m*2]u64 =
   mul_ntt blog square (m*2) (128*m) a b
 

@@ -51,6 +51,12 @@ def thread_mul_limbs : i64 = 20
 -- 40275 / 54012, 32768 bits 73652 / 43797; `sqr_lo` 16384 bits 26299 /
 -- 43460, 32768 bits 55086 / 36605.
 
+-- | Log2 of the longest NTT (points) whose whole product runs in one
+-- block kernel (ntt.fut): 13 is 1024 threads of 8 values, 14 is 1024
+-- threads of 16 (2^18-bit operands in one kernel instead of four-step).
+-- 14 is chosen by design, not yet measured against 13 on a GPU.
+def ntt_block_log : i64 = 14
+
 -- | Widths (limbs) from which `mul_lo` multiplies by the NTT rather than
 -- classically.
 def ntt_lo_limbs (_cpu: bool) : i64 = 640 -- the same crossover on the H200 and on multicore
