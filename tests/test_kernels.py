@@ -113,7 +113,7 @@ def test_mul_ladder_switches(ctx, rng, cpu):
 
 @pytest.mark.parametrize("log_bits", [12, 14, 16, 18, 20])
 def test_mul_ntt_wide(ctx, rng, log_bits):
-    """The NTT from 2^12 to 2^20 bits (one-block transforms up to 2^18 bits, four-step
+    """The NTT from 2^12 to 2^20 bits (one-block transforms up to 2^17 bits, four-step
     above), batches of 1, 2 and 3, all-ones operands (the largest coefficients)."""
     bits = 2**log_bits
     ones = mask(bits)
@@ -126,8 +126,9 @@ def test_mul_ntt_wide(ctx, rng, log_bits):
 @pytest.mark.parametrize("limbs", [2044, 2048, 2052, 4092, 4096, 4100])
 def test_mul_ntt_block_shapes(ctx, rng, limbs):
     """One limb step below, at and above the widths where the NTT's kernels change
-    shape: transforms of 2^13 points (up to 2048 limbs, 8 values per thread), of 2^14
-    (up to 4096 limbs, 16 values per thread, ``ntt_block_log``), four-step above;
+    shape: one block up to 2048 limbs (2^13 points), four-step transforms of 2^14
+    points up to 4096 limbs and of 2^15 above (with ``ntt_block_log`` 14 in
+    thresholds.fut, 2052-4096 limbs run in one block of 16 values per thread);
     all-ones and random operands."""
     bits = 64 * limbs - 5
     a = [mask(bits), rng.getrandbits(bits)]

@@ -50,7 +50,9 @@ entry mul_full_ntt_bench [n][m] (a: [n][m]u64) (b: [n][m]u64) : [n][m*2]u64 =
 -- The NTT with blocks of at most 2^13 points (8 values per thread: 2^18
 -- bits four-step) and 2^14 (16 values per thread: 2^18 bits in one block
 -- kernel); they differ only at 2^18 bits, where comparing them sets
--- `ntt_block_log` in thresholds.fut.
+-- `ntt_block_log` in thresholds.fut.  With 14 the products (not the
+-- squares) ask for 256 KiB of shared memory per block, more than a GPU
+-- has (docs/multiplication.md).
 entry mul_lo_ntt13_bench [n][m] (a: [n][m]u64) (b: [n][m]u64) : [n][m]u64 =
   mul_lo_ntt_with 13 false (64*m) a b
 

@@ -48,13 +48,14 @@
 -- and one exchange serves both lanes (the two operands of a product at 8T
 -- elements use the same two lanes).
 --
--- Paths.  Up to L = 2^ntt_block_log transform points (thresholds.fut: 14,
--- 1024 threads of 16 values; 13 keeps 8 values, 1024 threads at most),
--- the whole product runs in one block kernel: both forward transforms
--- (at 2^14 points one after the other, at most 16 values per thread), the
--- pointwise product and the inverse transform for each prime, then the
--- CRT and the carry scan (`add_quads_with`; a scan per row for the full
--- products of 2^14 points, 8192 limbs, wider than a block's scan).
+-- Paths.  Up to L = 2^ntt_block_log transform points (thresholds.fut: 13,
+-- 1024 threads of 8 values; 14, 1024 threads of 16 values, is built and
+-- exact but its products need 256 KiB of shared memory, see there), the
+-- whole product runs in one block kernel: both forward transforms (at
+-- 2^14 points one after the other in the source), the pointwise product
+-- and the inverse transform for each prime, then the CRT and the carry
+-- scan (`add_quads_with`; a scan per row for the full products of 2^14
+-- points, 8192 limbs, wider than a block's scan).
 -- Longer transforms run four-step, rows of at most 2^13 points: L = L1*L2,
 -- the stages on the top bits of the index as transforms of length L1 over
 -- columns (blocks of c adjacent columns), the rest as transforms of length
@@ -628,11 +629,7 @@ local def conv_rows [k] (wide: bool) (square: bool) (tws: [k]u64) (lt: i64) (ell
            -- already) one after the other.
            let (fa: []u32, ba) = if sq || virt then block_transform_v virt #fwd pc tt 0 e32 (operand 0)
                                  else block_transform2 false #fwd pc tt 0 e32 operand
-           -- With `virt`, operand 1 reads a zero that depends on fa: else
-           -- the compiler fuses the two transforms' passes, which keeps four
-           -- 64 KiB buffers alive instead of three.
-           let z = if virt && !sq then opaque (#[unsafe] fa[0] & 0) else 0
-           let fb = if virt && !sq then (block_transform_v virt #fwd pc tt 0 e32 (\q -> operand 1 q | z)).0 else fa
+           let fb = if virt && !sq then (block_transform_v virt #fwd pc tt 0 e32 (operand 1)).0 else fa
            let prod q = let sl = i64.i32 (slot t32 ba q)
                         in pw (#[unsafe] fa[sl])
                               (if virt then #[unsafe] fb[sl] else #[unsafe] fa[(if sq then 0 else 8 * tt) + sl])

@@ -19,9 +19,9 @@ import "thresholds"
 entry test_mul_full_ntt_small [n][m] (a: [n][m]u64) (b: [n][m]u64) = mul_full_ntt a b
 
 -- TRANSFORMS.  (blog, prime, rows, length): blog is the log2 of the
--- longest transform a block takes (`ntt_block_log` in the library: 14,
--- 2^14 points as 1024 threads of 16 values; 13 sends 2^14 points through
--- the four-step path, smaller values shorter transforms).
+-- longest transform a block takes (`ntt_block_log` in the library, 13;
+-- 14 takes 2^14 points as 1024 threads of 16 values; smaller values send
+-- shorter transforms through the four-step path).
 
 -- Pseudo-random u32 rows, many of them at or above the primes.
 local def rows (seed: u64) (k: i64) (l: i64) : [k][l]u32 =
@@ -71,8 +71,8 @@ entry test_transform_naive (blog: i64) (i: i64) (k: i64) (l: i64) : bool =
      && all_eq32 (ntt_inverse_with blog i f) (map (map (% ntt_prime i)) xs)
 
 -- Whether inverse(forward(x)) = x mod p, and whether the block and the
--- four-step paths agree (with the library's `ntt_block_log` = 14, the
--- 2^14-point block against blog 13's four-step path), at lengths up to 2^20.
+-- four-step paths agree (at 2^14 points, blog 14's block against the
+-- library's four-step path), at lengths up to 2^20.
 -- ==
 -- entry: test_transform_identity
 -- input { 14i64 0i64 2i64 16384i64 }   output { true }
@@ -142,10 +142,10 @@ local def check_products [n][m] (blog: i64) (bits: i64) (a: [n][m]u64) (b: [n][m
 
 -- (kind, seed, n, m, bits of the operands and of the low products).
 -- Widths 4..256 run one block per product (several per block up to 256
--- limbs); 2044 and 2048 limbs are the widest products of 8 values per
--- thread (transforms of 2^13 points), 2052 limbs the narrowest of 16
--- (2^14 points), 4092 and 4096 limbs the widest block products, 4100
--- limbs the narrowest four-step one.
+-- limbs); 2044 and 2048 limbs are the widest block products (transforms
+-- of 2^13 points), 2052 limbs the narrowest four-step one (see
+-- test_products_blog for blocks of 2^14 points); 4096 and 4100 limbs
+-- four-step products of 2^14 and 2^15 points.
 -- ==
 -- entry: test_products
 -- input { 0i64 1u64 0i64 4i64 256i64 }        output { true }
@@ -171,32 +171,36 @@ local def check_products [n][m] (blog: i64) (bits: i64) (a: [n][m]u64) (b: [n][m
 -- input { 3i64 21u64 40i64 8i64 512i64 }      output { true }
 -- input { 3i64 22u64 7i64 252i64 16128i64 }   output { true }
 -- input { 3i64 23u64 3i64 2052i64 131328i64 } output { true }
--- input { 0i64 26u64 3i64 4092i64 261800i64 } output { true }
 -- input { 0i64 27u64 2i64 4096i64 262144i64 } output { true }
 -- input { 0i64 28u64 2i64 4100i64 262400i64 } output { true }
 -- input { 1i64 29u64 2i64 4096i64 262144i64 } output { true }
 -- input { 1i64 30u64 1i64 4100i64 262400i64 } output { true }
--- input { 3i64 31u64 2i64 4096i64 262100i64 } output { true }
 -- input { 0i64 24u64 2i64 16384i64 1048576i64 } output { true }
 -- input { 1i64 25u64 1i64 16384i64 1048500i64 } output { true }
 entry test_products (kind: i64) (seed: u64) (n: i64) (m: i64) (bits: i64) : bool =
   let (a, b) = operands kind seed n m bits
   in check_products ntt_block_log bits a b
 
--- The four-step path at small widths (blog < 13), and at 2^14 points
--- (blog 13, the path before 2^14-point blocks): (blog, kind, seed, n, m,
--- bits).
+-- Products with blocks of at most 2^blog points: the four-step path at
+-- small widths (blog < 13), and blocks of 2^14 points (blog 14, 16 values
+-- per thread) one limb step below, at and above their widths (2052 to
+-- 4096 limbs): (blog, kind, seed, n, m, bits).
 -- ==
--- entry: test_products_four_step
--- input { 13i64 0i64 37u64 2i64 2052i64 131328i64 } output { true }
--- input { 13i64 1i64 38u64 1i64 4096i64 262144i64 } output { true }
+-- entry: test_products_blog
+-- input { 14i64 0i64 37u64 2i64 2048i64 131072i64 } output { true }
+-- input { 14i64 0i64 38u64 3i64 2052i64 131328i64 } output { true }
+-- input { 14i64 0i64 39u64 2i64 4092i64 261800i64 } output { true }
+-- input { 14i64 0i64 40u64 2i64 4096i64 262144i64 } output { true }
+-- input { 14i64 1i64 41u64 2i64 4096i64 262144i64 } output { true }
+-- input { 14i64 3i64 42u64 2i64 4096i64 262100i64 } output { true }
+-- input { 14i64 0i64 43u64 2i64 4100i64 262400i64 } output { true }
 -- input { 3i64 0i64 31u64 3i64 32i64 2048i64 }   output { true }
 -- input { 4i64 0i64 32u64 2i64 64i64 4000i64 }   output { true }
 -- input { 5i64 1i64 33u64 3i64 64i64 4096i64 }   output { true }
 -- input { 6i64 0i64 34u64 5i64 252i64 16128i64 } output { true }
 -- input { 6i64 3i64 35u64 3i64 256i64 16384i64 } output { true }
 -- input { 7i64 1i64 36u64 2i64 1024i64 65536i64 } output { true }
-entry test_products_four_step (blog: i64) (kind: i64) (seed: u64) (n: i64) (m: i64) (bits: i64) : bool =
+entry test_products_blog (blog: i64) (kind: i64) (seed: u64) (n: i64) (m: i64) (bits: i64) : bool =
   let (a, b) = operands kind seed n m bits
   in check_products blog bits a b
 
