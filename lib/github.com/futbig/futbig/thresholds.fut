@@ -154,20 +154,20 @@ def max_window_bits : i64 = 6
 
 -- | Widths (limbs) from which `mod_mul`, `to_mont`, `from_mont` and
 -- `mont_mul` of odd moduli multiply whole batches by the multiplication
--- ladder instead of one instance per thread: per thread, `mod_mul` took
--- 1517 us per 2^28-bit batch at 1024 bits and 90230 at 2048 bits on an
--- H100 (rows and scratch spill to local memory), where two batch-level
--- products cost about 1.8 ms at 1024 bits and 2.2 ms at 2048 by mul.fut's
--- H200 timings.  An estimate, not yet measured; never on a CPU, where one
+-- ladder instead of one instance per thread.  H100, 2026-11-25, `mod_mul`
+-- per 2^28-bit batch, per thread / batch-level: 1024 bits 1669 / 2991 us,
+-- 2048 bits 89551 / 3366, 4096 bits 308758 / 5368 (per thread, the rows
+-- and scratch spill to local memory above 1024 bits).  The switch lies
+-- between 1024 and 2048 bits, not measured inside (20 limbs, where the
+-- per-thread multiplication kernels end); never on a CPU, where one
 -- instance per thread keeps its rows in cache.
 def mont_batch_limbs (cpu: bool) : i64 = if cpu then i64.highest else 20
 
 -- | Widths (limbs) from which `powmod` of odd moduli runs its windows as
--- batch-level products: per thread, a Montgomery product inside `powmod`
--- cost about 0.35 ms per 2^28-bit batch at 1024 bits and 1.7 ms at 2048
--- (H100, from the measured powers per second), batch-level ones about 0.9
--- and 1.1 ms by mul.fut's H200 timings.  An estimate, not yet measured;
--- never on a CPU.
+-- batch-level products.  H100, 2026-11-25, powers per second (2^28-bit
+-- batches, exponents as wide as the modulus), per thread / batch-level:
+-- 1024 bits 570 K / 187 K, 2048 bits 31.8 K / 42.5 K, 4096 bits 2.33 K /
+-- 7.35 K; between 1024 and 2048 bits not measured.  Never on a CPU.
 def pow_batch_limbs (cpu: bool) : i64 = if cpu then i64.highest else 32
 
 -- | Most limbs of the table of the batch-level `powmod` (`2^w` rows of
