@@ -54,11 +54,11 @@ def thread_mul_limbs : i64 = 20
 -- | Log2 of the longest NTT (points) whose whole product runs in one
 -- block kernel (ntt.fut): 13 is 1024 threads of 8 values, 14 is 1024
 -- threads of 16 (2^18-bit operands in one kernel instead of four-step).
--- 13 because the generated CUDA of 14 (Futhark 0.25.27, read from
--- `futhark cuda --library`, not run) asks for 256 KiB of shared memory
--- per block for products (four 64 KiB buffers: the compiler fuses the
--- passes of the two forward transforms), more than the 227 KiB of an
--- H100/H200; squares ask for 128 KiB.
+-- 13 because the CUDA of 14 that Futhark 0.25.27 generates asks for 256
+-- KiB of shared memory per block for products (four 64 KiB buffers: the
+-- compiler fuses the passes of the two forward transforms), more than the
+-- 227 KiB of an H100/H200 (on an H100, 2026-11-25: "exceeds device limit
+-- of 231424"); squares ask for 128 KiB.
 def ntt_block_log : i64 = 13
 
 -- | Widths (limbs) from which `mul_lo` multiplies by the NTT rather than
