@@ -3,7 +3,7 @@
 -- The "small" dataset is for CPU backends; see add_bench.fut for how to run
 -- these programs.
 -- ==
--- entry: mul_lo_bench mul_lo_classical_bench mul_lo_ntt_bench sqr_lo_bench sqr_lo_ntt_bench mul_full_bench mul_full_classical_bench mul_full_ntt_bench poly_bench mul_limb_bench mul_lo_ntt13_bench mul_lo_ntt14_bench sqr_lo_ntt13_bench sqr_lo_ntt14_bench mul_full_ntt13_bench mul_full_ntt14_bench
+-- entry: mul_lo_bench mul_lo_classical_bench mul_lo_ntt_bench sqr_lo_bench sqr_lo_ntt_bench mul_full_bench mul_full_classical_bench mul_full_ntt_bench poly_bench mul_limb_bench
 -- "small 512" script input { batch_pair 14i64 512i64 }
 -- "512" script input { batch_pair 32i64 512i64 }
 -- "1024" script input { batch_pair 32i64 1024i64 }
@@ -46,30 +46,6 @@ entry mul_full_classical_bench [n][m] (a: [n][m]u64) (b: [n][m]u64) : [n][m*2]u6
 
 entry mul_full_ntt_bench [n][m] (a: [n][m]u64) (b: [n][m]u64) : [n][m*2]u64 =
   mul_full_by false mul_by_ntt a b
-
--- The NTT with blocks of at most 2^13 points (8 values per thread: 2^18
--- bits four-step) and 2^14 (16 values per thread: 2^18 bits in one block
--- kernel); they differ only at 2^18 bits, where comparing them sets
--- `ntt_block_log` in thresholds.fut.  With 14 the products (not the
--- squares) ask for 256 KiB of shared memory per block, more than a GPU
--- has (docs/multiplication.md).
-entry mul_lo_ntt13_bench [n][m] (a: [n][m]u64) (b: [n][m]u64) : [n][m]u64 =
-  mul_lo_ntt_with 13 false (64*m) a b
-
-entry mul_lo_ntt14_bench [n][m] (a: [n][m]u64) (b: [n][m]u64) : [n][m]u64 =
-  mul_lo_ntt_with 14 false (64*m) a b
-
-entry sqr_lo_ntt13_bench [n][m] (a: [n][m]u64) (_: [n][m]u64) : [n][m]u64 =
-  mul_lo_ntt_with 13 true (64*m) a a
-
-entry sqr_lo_ntt14_bench [n][m] (a: [n][m]u64) (_: [n][m]u64) : [n][m]u64 =
-  mul_lo_ntt_with 14 true (64*m) a a
-
-entry mul_full_ntt13_bench [n][m] (a: [n][m]u64) (b: [n][m]u64) : [n][m*2]u64 =
-  mul_full_ntt_with 13 false a b
-
-entry mul_full_ntt14_bench [n][m] (a: [n][m]u64) (b: [n][m]u64) : [n][m*2]u64 =
-  mul_full_ntt_with 14 false a b
 
 entry poly_bench [n][m] (a: [n][m]u64) (b: [n][m]u64) : [n][m]u64 = poly false (64*m) a b
 

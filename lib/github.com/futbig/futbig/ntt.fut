@@ -48,12 +48,13 @@
 -- and one exchange serves both lanes (the two operands of a product at 8T
 -- elements use the same two lanes).
 --
--- Paths.  Up to L = 2^ntt_block_log transform points (thresholds.fut: 13,
--- 1024 threads of 8 values; 14, 1024 threads of 16 values, is built and
--- exact but its products need 256 KiB of shared memory, see there), the
--- whole product runs in one block kernel: both forward transforms (at
--- 2^14 points one after the other in the source), the pointwise product
--- and the inverse transform for each prime, then the CRT and the carry
+-- Paths.  Up to L = 2^ntt_block_log transform points for products and
+-- 2^ntt_sqr_block_log for squares (thresholds.fut: 13, 1024 threads of 8
+-- values, and 14, 1024 threads of 16 values; products of 2^14 points are
+-- exact too but slower, see there), the whole product runs in one block
+-- kernel: both forward transforms (at 2^14 points one after the other,
+-- `after`), the pointwise product and the inverse transform for each
+-- prime, then the CRT and the carry
 -- scan (`add_quads_with`; a scan per row for the full products of 2^14
 -- points, 8192 limbs, wider than a block's scan).
 -- Longer transforms run four-step, rows of at most 2^13 points: L = L1*L2,
@@ -593,6 +594,16 @@ def ntt_pointwise [k][l] (i: i64) (xs: [k][l]u32) (ys: [k][l]u32) : [k][l]u32 =
 
 -- THE PRODUCT.
 
+-- `f`, made to depend on `xs` (a transform's result, whose elements are
+-- below 2^31): a transform that reads `f` then runs after the one that
+-- made `xs`.  Without it the compiler fuses the passes of the two forward
+-- transforms of a 2^14-point product (they are independent), which keeps
+-- four 64 KiB buffers alive at once, past the 227 KiB of shared memory of a
+-- block on an H100/H200; in sequence the kernel needs three.
+local def after [k] (xs: [k]u32) (f: idx -> u32) : idx -> u32 =
+  let never = u32.bool (#[unsafe] xs[0] == u32.highest)
+  in \q -> f q | never
+
 -- The cyclic convolutions of length 2^ell2, modulo each prime, of `nr`
 -- pairs of rows (row r of operand o modulo prime i is `load i r o j`, in
 -- [0, 2p); operand 0 with itself if `square`), rows of one prime per
@@ -629,7 +640,7 @@ local def conv_rows [k] (wide: bool) (square: bool) (tws: [k]u64) (lt: i64) (ell
            -- already) one after the other.
            let (fa: []u32, ba) = if sq || virt then block_transform_v virt #fwd pc tt 0 e32 (operand 0)
                                  else block_transform2 false #fwd pc tt 0 e32 operand
-           let fb = if virt && !sq then (block_transform_v virt #fwd pc tt 0 e32 (operand 1)).0 else fa
+           let fb = if virt && !sq then (block_transform_v virt #fwd pc tt 0 e32 (after fa (operand 1))).0 else fa
            let prod q = let sl = i64.i32 (slot t32 ba q)
                         in pw (#[unsafe] fa[sl])
                               (if virt then #[unsafe] fb[sl] else #[unsafe] fa[(if sq then 0 else 8 * tt) + sl])
@@ -776,13 +787,14 @@ def mul_full_ntt [n][m] (a: [n][m]u64) (b: [n][m]u64) : [n][m*2]u64 =
 def mul_lo_ntt [n][m] (bits: i64) (a: [n][m]u64) (b: [n][m]u64) : [n][m]u64 =
   mul_ntt ntt_block_log false m bits a b
 
--- | The exact squares `a*a` by NTT: one forward transform per prime.
+-- | The exact squares `a*a` by NTT: one forward transform per prime, one
+-- block kernel per step up to 2^ntt_sqr_block_log points (2^18 bits).
 def sqr_full_ntt [n][m] (a: [n][m]u64) : [n][m*2]u64 =
-  mul_ntt ntt_block_log true (m*2) (128*m) a a
+  mul_ntt ntt_sqr_block_log true (m*2) (128*m) a a
 
 -- | `a*a mod 2^bits` by NTT.
 def sqr_lo_ntt [n][m] (bits: i64) (a: [n][m]u64) : [n][m]u64 =
-  mul_ntt ntt_block_log true m bits a a
+  mul_ntt ntt_sqr_block_log true m bits a a
 
 -- | `mul_full_ntt` (`square` false) or `sqr_full_ntt` (true) with blocks
 -- of at most 2^blog transform points (3 <= blog <= 14), so that tests

@@ -1,11 +1,8 @@
 -- | The NTT's products in blocks of 2^14 points (1024 threads of 16
--- values), beside ntt_tests.fut.  Tagged `cpu_only`: the CUDA kernel of
--- such a product asks for 256 KiB of shared memory, past the 227 KiB of an
--- H100 or H200 block (`futhark test --backend=cuda` on an H100,
--- 2026-11-25: "exceeds device limit of 231424"), so `ntt_block_log` stays
--- 13 and no GPU runs these blocks (docs/multiplication.md).
--- ==
--- tags { cpu_only }
+-- values), beside ntt_tests.fut.  Such a product's kernel needs three
+-- 64 KiB buffers of shared memory (192 KiB of the 227 KiB of an H100 or
+-- H200 block) since its two forward transforms run one after the other
+-- (`after` in ntt.fut); with four it did not launch (2026-11-25).
 
 import "ntt_tests"
 

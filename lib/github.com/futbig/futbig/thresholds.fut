@@ -29,7 +29,10 @@ def add_by_rows (cpu: bool) : bool = cpu
 
 -- | Threads per block that convmul and the one-kernel `poly` aim for:
 -- their blocks hold both operands and the products in shared memory.
--- Chosen when the kernels were written; not re-measured since.
+-- H200, 2026-11-26, `mul_lo` / `mul_full` per 2^32-bit batch with 64,
+-- 128, 256 and 512 threads: within 1-2% of each other from 2048 to 16384
+-- bits (2048 bits: `mul_lo` 2258 / 2266 / 2274 / 2304, `mul_full` 6059 /
+-- 6023 / 6103 / 6160; bench/results/h200-mul-block-shapes.json).
 def mul_block_threads : i64 = 128
 
 -- | Widths (limbs) up to which `mul_lo` and `mul_full` run one instance per
@@ -54,12 +57,18 @@ def thread_mul_limbs : i64 = 20
 -- | Log2 of the longest NTT (points) whose whole product runs in one
 -- block kernel (ntt.fut): 13 is 1024 threads of 8 values, 14 is 1024
 -- threads of 16 (2^18-bit operands in one kernel instead of four-step).
--- 13 because the CUDA of 14 that Futhark 0.25.27 generates asks for 256
--- KiB of shared memory per block for products (four 64 KiB buffers: the
--- compiler fuses the passes of the two forward transforms), more than the
--- 227 KiB of an H100/H200 (on an H100, 2026-11-25: "exceeds device limit
--- of 231424"); squares ask for 128 KiB.
+-- 13: at 14 a product's block needs 192 KiB of shared memory (three 64
+-- KiB buffers: its two forward transforms run one after the other), so
+-- one block of 1024 threads per SM, and the second forward transform no
+-- longer overlaps the first.  H200, 2026-11-26, 2^18 bits, 13 / 14:
+-- `mul_lo` 34905 / 44704, `mul_full` 36314 / 46882 (2^17 bits, where both
+-- take one block of 2^13 points, 26096 / 26095).
 def ntt_block_log : i64 = 13
+
+-- | `ntt_block_log` for squares, which transform one operand (two 64 KiB
+-- buffers, 128 KiB): H200, 2026-11-26, `sqr_lo` at 2^18 bits 25707 (13,
+-- four-step) / 20741 (14, one block).
+def ntt_sqr_block_log : i64 = 14
 
 -- | Widths (limbs) from which `mul_lo` multiplies by the NTT rather than
 -- classically.
@@ -77,7 +86,8 @@ def ntt_sqr_lo_limbs (cpu: bool) : i64 = if cpu then 352 else 416
 def ntt_sqr_full_limbs (cpu: bool) : i64 = if cpu then 272 else 160
 
 -- | Instances (threads) per block of the per-thread multiplication
--- kernels.  Chosen when the kernels were written; not re-measured since.
+-- kernels.  H200, 2026-11-26, `mul_lo` with 64 / 128 / 256: 512 bits 440 /
+-- 448 / 472 us, 1024 bits 1194 / 1201 / 1362 (64 within the spread).
 def thread_mul_instances : i64 = 128
 
 -- | Widest instance (limbs) of the one-kernel `poly`: its block keeps about
