@@ -542,7 +542,10 @@ def cmd_gpu(args) -> None:
          "--implementation", "cp", "--platform", "manylinux_2_28_x86_64", "--platform", "manylinux_2_17_x86_64",
          "--platform", "manylinux2014_x86_64", "-d", wheels, *GPU_WHEELS])
     pack_futhark(futhark, GPU_DIR / "futhark.tar.xz")
-    log(f"ready: {stem}.c and {len(list(wheels.glob('*.whl')))} wheels; on the GPU machine run: bash tools/gpu_run.sh")
+    # The sdist, for `tools/gpu_run.sh sdist`: installed there, it compiles `cuda` at install time.
+    build_dist(futhark, py, GPU_DIR / "dist", wheel=False)
+    log(f"ready: {stem}.c, {len(list(wheels.glob('*.whl')))} wheels and the sdist; "
+        "on the GPU machine run: bash tools/gpu_run.sh")
 
 
 def pack_futhark(futhark: Path, target: Path) -> None:

@@ -3,14 +3,17 @@
 # `python3 build.py gpu` generated, run the test suite on cuda, then the
 # benchmark. Logs and results go to $OUT (or ./gpu-out). See docs/gpu.md.
 #
-#   bash tools/gpu_run.sh [tests|bench|futhark-test|futhark-bench|fuzz|all] [pytest, bench, futhark bench or fuzz args...]
+#   bash tools/gpu_run.sh [tests|bench|futhark-test|futhark-bench|fuzz|sdist|all] [pytest, bench, futhark bench or fuzz args...]
 #
 # futhark-test runs the `futhark test` specs (lib/github.com/futbig/futbig/*_tests.fut, or
 # the files given) with the cuda backend, with the compiler that
 # `python3 build.py gpu` packed, and
 # futhark-bench runs `futhark bench` on the programs given the same way. fuzz
 # runs `python -m futbig fuzz` once per operation, in parallel over the cores
-# (FUZZ_OPS="add mul ..." picks the operations).
+# (FUZZ_OPS="add mul ..." picks the operations). sdist installs the sdist
+# that `build.py gpu` packed into a fresh venv, as a user would (setup.py
+# compiles `cuda` beside `c` and `multicore`), and runs the installed
+# package's tests on cuda.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 what=${1:-all}; shift || true
@@ -21,8 +24,8 @@ export PYTHONUNBUFFERED=1
     --target /tmp/futbig-site .gpu/wheels/*.whl || { echo "wheel install failed"; exit 1; }
 export PYTHONPATH=/tmp/futbig-site:$PWD/python
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$out/device.txt"
-case "$what" in  # `futhark test` and `futhark bench` need no Python extension
-  futhark-test|futhark-bench) ;;
+case "$what" in  # `futhark test`, `futhark bench` and the sdist need no extension built here
+  futhark-test|futhark-bench|sdist) ;;
   *) python3 build.py gpu-ext 2>&1 | tail -3 || exit 1 ;;
 esac
 rc=0
@@ -56,6 +59,33 @@ if [ "$what" = futhark-bench ]; then
 fi
 if [ "$what" = bench ] || [ "$what" = all ]; then
   python3 -m futbig bench --backend cuda --out "$out" "$@" 2>&1 | tee "$out/bench.log"
+  [ "${PIPESTATUS[0]}" = 0 ] || rc=1
+fi
+if [ "$what" = sdist ]; then
+  # No network there: the build's requirements come from .gpu/wheels, numpy
+  # and pytest from the image. The image's python3 is itself a venv, whose
+  # packages a new venv does not see (2026-11-26), so a .pth file adds its
+  # site-packages; --no-deps, since pip's resolver does not read .pth paths.
+  # PYTHONPATH (above) is unset, or pip takes /tmp/futbig-site's wheels as
+  # installed.
+  sdist=$(realpath "$(ls .gpu/dist/futbig-*.tar.gz | head -1)")
+  repo=$PWD venv=/tmp/futbig-sdist-venv
+  image_site=$(env -u PYTHONPATH python3 -c 'import numpy, os; print(os.path.dirname(os.path.dirname(numpy.__file__)))')
+  rm -rf "$venv" && env -u PYTHONPATH python3 -m venv "$venv"
+  site=$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+  echo "$image_site" > "$site/image-packages.pth"
+  env -u PYTHONPATH "$venv/bin/pip" install -q --no-index --no-deps --find-links .gpu/wheels \
+    setuptools cffi pycparser futhark-ffi gmpy2
+  start=$(date +%s)
+  env -u PYTHONPATH "$venv/bin/pip" install -v --no-index --no-deps --no-build-isolation "$sdist" > "$out/sdist-install.log" 2>&1
+  status=$?
+  echo "pip install of $(basename "$sdist"): exit $status, $(( $(date +%s) - start )) s" | tee -a "$out/sdist.log"
+  grep -i "futbig:" "$out/sdist-install.log" | tee -a "$out/sdist.log"
+  [ $status = 0 ] || rc=1
+  (cd /tmp && env -u PYTHONPATH "$venv/bin/python" -m futbig info) 2>&1 | tee -a "$out/sdist.log"
+  (cd /tmp && env -u PYTHONPATH FUTBIG_TEST_BACKENDS=cuda FUTBIG_SDIST="$sdist" "$venv/bin/python" -m pytest \
+     -c "$repo/pyproject.toml" -m "" -p no:cacheprovider -q --pyargs futbig \
+     "$repo/tests/test_sdist.py" "$repo/tests/test_api.py" "$@") 2>&1 | tee -a "$out/sdist.log"
   [ "${PIPESTATUS[0]}" = 0 ] || rc=1
 fi
 if [ "$what" = fuzz ]; then
