@@ -135,6 +135,10 @@ local def valid_limb [m] (method: i64) (i: i64) (x: [m]u64) (y: [m]u64) : bool =
 -- output { true }
 -- random input { [200][68]u64 [200][68]u64 }
 -- output { true }
+-- random input { [60][256]u64 [60][256]u64 }
+-- output { true }
+-- random input { [14][1024]u64 [14][1024]u64 }
+-- output { true }
 
 -- ==
 -- entry: check_long_division_registers

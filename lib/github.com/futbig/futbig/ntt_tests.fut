@@ -183,13 +183,20 @@ entry test_products (kind: i64) (seed: u64) (n: i64) (m: i64) (bits: i64) : bool
 
 -- Products with blocks of at most 2^blog points: the four-step path at
 -- small widths (blog < 13), and with blocks of 2^14 points (blog 14, 16
--- values per thread) the widths just outside theirs (2048 limbs: one block
--- of 2^13 points; 4100 limbs: four-step); the widths inside (2052 to 4096
--- limbs) are in ntt_block14_tests.fut: (blog, kind, seed, n, m, bits).
+-- values per thread: the squares of the library from 2052 limbs) the
+-- widths just outside theirs (2048 limbs: one block of 2^13 points; 4100
+-- limbs: four-step) and inside them, one limb step above 2^13-point
+-- blocks, below, at and at the widest width, in every operand kind but
+-- zeros: (blog, kind, seed, n, m, bits).
 -- ==
 -- entry: test_products_blog
 -- input { 14i64 0i64 37u64 2i64 2048i64 131072i64 } output { true }
 -- input { 14i64 0i64 43u64 2i64 4100i64 262400i64 } output { true }
+-- input { 14i64 0i64 38u64 3i64 2052i64 131328i64 } output { true }
+-- input { 14i64 0i64 39u64 2i64 4092i64 261800i64 } output { true }
+-- input { 14i64 0i64 40u64 2i64 4096i64 262144i64 } output { true }
+-- input { 14i64 1i64 41u64 2i64 4096i64 262144i64 } output { true }
+-- input { 14i64 3i64 42u64 2i64 4096i64 262100i64 } output { true }
 -- input { 3i64 0i64 31u64 3i64 32i64 2048i64 }   output { true }
 -- input { 4i64 0i64 32u64 2i64 64i64 4000i64 }   output { true }
 -- input { 5i64 1i64 33u64 3i64 64i64 4096i64 }   output { true }
