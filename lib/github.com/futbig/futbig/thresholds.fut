@@ -62,12 +62,15 @@ def thread_mul_limbs : i64 = 20
 -- one block of 1024 threads per SM, and the second forward transform no
 -- longer overlaps the first.  H200, 2026-11-26, 2^18 bits, 13 / 14:
 -- `mul_lo` 34905 / 44704, `mul_full` 36314 / 46882 (2^17 bits, where both
--- take one block of 2^13 points, 26096 / 26095).
+-- take one block of 2^13 points, 26096 / 26095).  On multicore 14 was
+-- faster (2 cores, 2^23-bit batch, `mul_lo` 93749 / 63957, one noisy run):
+-- a switch by backend is not built yet.
 def ntt_block_log : i64 = 13
 
 -- | `ntt_block_log` for squares, which transform one operand (two 64 KiB
 -- buffers, 128 KiB): H200, 2026-11-26, `sqr_lo` at 2^18 bits 25707 (13,
--- four-step) / 20741 (14, one block).
+-- four-step) / 20741 (14, one block); multicore (2 cores, 2^23-bit batch)
+-- 56067 / 44125.
 def ntt_sqr_block_log : i64 = 14
 
 -- | Widths (limbs) from which `mul_lo` multiplies by the NTT rather than
