@@ -16,7 +16,7 @@ import pytest
 import futbig as fb
 from futbig import _kernels
 
-from bigints import mask, random_values
+from bigints import mask, random_values, special_values
 from limbs import from_limbs, to_limbs
 
 BITS = [64 * w for w in (1, 2, 3, 4, 5, 8, 16)] + [100]
@@ -100,6 +100,43 @@ def test_shared_modulus_and_exponent(backend, rng, bits):
         assert fb.mod_mul(a, a_ints[::-1], p).to_ints() == [x * y % p for x, y in zip(a_ints, a_ints[::-1])]
         inv = fb.modinv(a, p, errors="zero").to_ints()
         assert inv == [ref_inv(x, p) or 0 for x in a_ints]
+
+
+def gcd_pairs(rng: random.Random, bits: int) -> list[tuple[int, int]]:
+    """Pairs for the division steps of gcd and modinv (62 steps per matrix on one
+    word, then whole rows): adversarial values against each other, common factors
+    of every size (common twos among them), equal values, zeros, consecutive
+    Fibonacci numbers (the most steps for their size) and pairs that differ in
+    length by less than one matrix's worth of bits."""
+    sv = special_values(bits)
+    pairs = [(x, y) for x in sv[:: max(1, len(sv) // 6)] for y in sv[1:: max(1, len(sv) // 5)]]
+    for _ in range(12):
+        g = rng.getrandbits(rng.randint(1, bits - 1)) or 1
+        g <<= rng.randrange(3)
+        pairs.append(((rng.getrandbits(bits) // g) * g, (rng.getrandbits(bits) // g) * g))
+    f0, f1 = 0, 1
+    while f1 <= mask(bits):
+        f0, f1 = f1, f0 + f1
+    x = rng.getrandbits(bits)
+    pairs += [(f0, f1 - f0), (x, x), (x, 0), (0, x), (x, x >> rng.randrange(1, 62)), (x, mask(bits) - x)]
+    return pairs
+
+
+@pytest.mark.parametrize("bits", [64, 129, 256, 1024, 4160])
+def test_gcd_and_inverse_adversarial(backend, rng, bits):
+    pairs = gcd_pairs(rng, bits)
+    a_ints, b_ints = [x for x, _ in pairs], [y for _, y in pairs]
+    dtype = fb.uint(bits)
+    a, b = fb.array(a_ints, dtype), fb.array(b_ints, dtype)
+    assert fb.gcd(a, b).to_ints() == [int(gmpy2.gcd(x, y)) for x, y in pairs]
+    # Per-instance moduli (b, zero moduli made 1), and shared ones: odd, 2**bits - 1,
+    # a power of two, even.
+    ms = [y or 1 for y in b_ints]
+    inv = fb.modinv(a, fb.array(ms, dtype), errors="zero").to_ints()
+    assert inv == [ref_inv(x, p) or 0 for x, p in zip(a_ints, ms)]
+    for p in (rng.getrandbits(bits) | 1 | 1 << (bits - 1), mask(bits), 1 << (bits - 1), rng.getrandbits(bits) & ~1 or 2):
+        inv = fb.modinv(a, p, errors="zero").to_ints()
+        assert inv == [ref_inv(x, p) or 0 for x in a_ints], p
 
 
 def test_wide_exponents_and_broadcasts(backend, rng):

@@ -133,7 +133,7 @@ def powmod(a: Any, e: Any, m: Any) -> Array:
 
 
 def gcd(a: Any, b: Any) -> Array:
-    """The greatest common divisor per instance (binary gcd); ``gcd(0, 0) = 0``, like ``gmpy2.gcd``.
+    """The greatest common divisor per instance (Bernstein-Yang division steps); ``gcd(0, 0) = 0``, like ``gmpy2.gcd``.
 
     >>> import futbig as fb
     >>> fb.gcd(fb.array([12, 0, 0, 2**80], bits=128), [18, 5, 0, 6**30]).to_ints() == [6, 5, 0, 2**30]

@@ -1,7 +1,7 @@
 -- | Modular arithmetic on batches of big integers: Montgomery
 -- multiplication (CIOS), modular addition and subtraction, powers by a
--- fixed window, the binary gcd and the inverse by the binary extended
--- gcd.  One instance per thread: every operation on an instance is a
+-- fixed window, the gcd and the inverse (by division steps, gcd.fut).
+-- One instance per thread: every operation on an instance is a
 -- sequential loop over its limbs (docs/modular.md).
 --
 -- The moduli come as `[k][m]u64` with `k = 1` (one modulus for the whole
@@ -13,6 +13,7 @@
 import "limbs"
 import "div"
 import "thresholds"
+import "gcd"
 
 -- ---------------------------------------------------------------------
 -- Sequential helpers on one instance's limbs.
@@ -45,19 +46,6 @@ local def sub_row [m] (x: [m]u64) (y: [m]u64) : ([m]u64, u64) =
     let d = x[i] - y[i]
     let d2 = d - b
     in (r with [i] = d2, u64.bool (y[i] > x[i]) + u64.bool (b > d))
-
--- x << s for 0 <= s (bits shifted out are lost).
-local def shl_row [m] (s: i64) (x: [m]u64) : [m]u64 =
-  let q = s / 64
-  let b = u64.i64 (s % 64)
-  in tabulate m (\i -> let lo = if i - q >= 0 then x[i - q] << b else 0
-                       let hi = if b == 0 || i - q - 1 < 0 then 0 else x[i - q - 1] >> (64 - b)
-                       in lo | hi)
-
--- The number of trailing zero bits of a nonzero x.
-local def ctz_row [m] (x: [m]u64) : i64 =
-  let i = loop i = 0 while i < m - 1 && x[i] == 0 do i + 1
-  in 64 * i + i64.i32 (u64.ctz x[i])
 
 -- The bit length of x (0 for zero).
 local def bit_length_row [m] (x: [m]u64) : i64 =
@@ -234,82 +222,15 @@ def powmod_row [m][me] (p: [m]u64) (c: mod_consts [m]) (w: i64) (x: [m]u64) (e: 
   else pow_window (\_ -> mul_div p) c.r1 w x e
 
 -- ---------------------------------------------------------------------
--- The binary gcd and the inverse.
+-- The inverse (division steps of gcd.fut).
 
--- In-place steps of the gcd and the inverse: their loops update their rows
--- in place, so that no step allocates (an allocation per step made them
--- allocation-bound on the CPU backends).
-
--- x >> s in place (0 <= s): limb i reads limbs i+q and i+q+1, not yet
--- overwritten.
-local def shr_in [m] (s: i64) (x: *[m]u64) : *[m]u64 =
-  let q = s / 64
-  let b = u64.i64 (s % 64)
-  in loop x for i < m do
-       let lo = if i + q < m then x[i + q] >> b else 0
-       let hi = if b == 0 || i + q + 1 >= m then 0 else x[i + q + 1] << (64 - b)
-       in x with [i] = lo | hi
-
--- x - y in place, and the borrow.
-local def sub_in [m] (x: *[m]u64) (y: [m]u64) : (*[m]u64, u64) =
-  loop (x, b) = (x, 0u64) for i < m do
-    let xi = x[i]
-    let d = xi - y[i]
-    in (x with [i] = d - b, u64.bool (y[i] > xi) + u64.bool (b > d))
-
--- x + y in place, and the carry.
-local def add_in [m] (x: *[m]u64) (y: [m]u64) : (*[m]u64, u64) =
-  loop (x, c) = (x, 0u64) for i < m do
-    let (s, c) = adc x[i] y[i] c in (x with [i] = s, c)
-
--- (x - y) mod p in place, for x, y < p.
-local def mod_sub_in [m] (p: [m]u64) (x: *[m]u64) (y: [m]u64) : *[m]u64 =
-  let (x, b) = sub_in x y
-  in if b != 0 then (add_in x p).0 else x
-
--- x/2 mod p in place, for odd p, x < p: (x + p)/2 for odd x.
-local def half_mod_in [m] (p: [m]u64) (x: *[m]u64) : *[m]u64 =
-  if x[0] & 1 == 0 then shr_in 1 x
-  else let (x, c) = add_in x p
-       in loop x for i < m do
-            x with [i] = (x[i] >> 1) | (if i + 1 < m then x[i + 1] << 63 else c << 63)
-
--- | `gcd(a, b)` by the binary algorithm (Stein's); `gcd(0, 0) = 0`.
-def gcd_row [m] (a: [m]u64) (b: [m]u64) : [m]u64 =
-  if zero_row a then b else if zero_row b then a else
-  let za = ctz_row a
-  let zb = ctz_row b
-  -- a stays odd; b loses its twos, and the smaller is subtracted from the
-  -- larger (which then holds the difference, and the smaller stays a).
-  let (a, _) = loop (a, b) = (shr_in za (copy a), copy b) while !(zero_row b) do
-                 let z = ctz_row b
-                 let b = shr_in z b
-                 in if geq b a then (a, (sub_in b a).0) else (b, (sub_in a b).0)
-  in shl_row (i64.min za zb) a
-
--- (x^-1 mod p, whether it exists) for odd p > 1, x < p, by the binary
--- extended gcd: u = x1*x and v = x2*x (mod p) throughout.
-local def inv_odd [m] (p: [m]u64) (x: [m]u64) : ([m]u64, bool) =
-  let done u v = one_row u || one_row v || zero_row u || zero_row v
-  let (u, v, x1, x2) =
-    loop (u, v, x1, x2) = (copy x, copy p, one m, replicate m 0) while !(done u v) do
-      if u[0] & 1 == 0 then (shr_in 1 u, v, half_mod_in p x1, x2)
-      else if v[0] & 1 == 0 then (u, shr_in 1 v, x1, half_mod_in p x2)
-      else if geq u v then ((sub_in u v).0, v, mod_sub_in p x1 x2, x2)
-      else (u, (sub_in v u).0, x1, mod_sub_in p x2 x1)
-  in if one_row u then (x1, true) else if one_row v then (x2, true) else (replicate m 0, false)
-
--- | `(a^-1 mod p, whether it exists)` for `a < p`, `p /= 0`, any `p`
--- (never assumed prime).  For `p = 1` the inverse is 0.  For odd `p` by
--- the binary extended gcd; for even `p` (then `a` must be odd) from
--- `y = p^-1 mod a`, an odd modulus: `p*y = 1 + a*t` gives `a*(p - t) = 1
--- mod p`.
-def modinv_row [m] (p: [m]u64) (a: [m]u64) : ([m]u64, bool) =
-  if one_row p then (replicate m 0, true)
-  else if p[0] & 1 == 1 then inv_odd p a
-  else if a[0] & 1 == 0 then (replicate m 0, false)
+-- `(a^-1 mod p, whether it exists)` for an even `p` and `a < p` (never
+-- assumed prime): `a` must be odd; `y = p^-1 mod a`, an odd modulus,
+-- gives `p*y = 1 + a*t`, so `a*(p - t) = 1 mod p`.
+local def inv_even_row [m] (p: [m]u64) (a: [m]u64) : ([m]u64, bool) =
+  if a[0] & 1 == 0 then (replicate m 0, false)
   else if one_row a then (one m, true)
-  else let (y, ok) = inv_odd a (reduce_row a p)
+  else let (y, ok) = inv_odd_row a (neg_inv64 a[0]) (reduce_row a p)
        in if !ok then (replicate m 0, false) else
        let (py1, _) = sub_row (product p y) (one (m*2))
        let (t, _) = long_division py1 (extend (m*2) a)
@@ -427,6 +348,29 @@ local def pow_rows [n][m][ke][me] (cpu: bool) (r: mont_rows [n][m]) (r1: [n][m]u
 -- ---------------------------------------------------------------------
 -- Batches: `n` instances, `k = 1` or `k = n` moduli.
 
+-- `map f (iota n)` with one thread per instance, all of an instance's
+-- code in one kernel.  Without an attribute the compiler also builds a
+-- version with one block per instance (its row operations in parallel, the
+-- loops around them not) and picks it from about 32 limbs.  H200,
+-- 2026-11-26, `mod_mul` one instance per thread, 2^26-bit batches, this /
+-- no attribute: 1024 bits 585 / 2877 us, 2048 bits 1429 / 29903, 4096
+-- bits 5641 / 103621.
+local def per_thread 'r (n: i64) (f: i64 -> r) : [n]r = #[sequential_inner] map f (iota n)
+
+-- `map f (iota n)` with one thread per instance, without the version of
+-- one block per instance, where the compiler may split an instance's code
+-- over several kernels.  For `modinv` compiled alone (the modulus a
+-- constant of the program) this is 1.4-19x faster than `per_thread`
+-- (H200, 2026-11-26, 2^28-bit batches, this / `per_thread`: 256 bits 2811
+-- / 3924 us, 1024 bits 5549 / 33799, 2048 bits 9834 / 132864, 4096 bits
+-- 18021 / 361115; `gcd` the same either way); why was not found, and the
+-- library's entry (the modulus an input) takes the slower times
+-- (docs/modular.md).  `powmod` takes it too: without an attribute (no
+-- version by block below 31 limbs) 1024-bit powers took 107 ms per
+-- 2^26-bit batch, 130 with `per_thread`.
+local def per_thread_split 'r (n: i64) (f: i64 -> r) : [n]r =
+  #[incremental_flattening(no_intra)] map f (iota n)
+
 -- The moduli with 0 replaced by 1, and flags of those that were 0.
 local def nonzero_moduli [k][m] (mods: [k][m]u64) : ([k][m]u64, [k]bool) =
   let zs = map zero_row mods
@@ -436,23 +380,26 @@ local def nonzero_moduli [k][m] (mods: [k][m]u64) : ([k][m]u64, [k]bool) =
 local def zero_flags [k] (n: i64) (zs: [k]bool) : [n]u8 = tabulate n (\i -> u8.bool (pick zs i))
 
 -- A map over the instances with their modulus (zero replaced by 1) and
--- its constants: (results, flags of the zero moduli).
-local def with_moduli [n][k][m] 'r (f: [m]u64 -> mod_consts [m] -> i64 -> r) (mods: [k][m]u64) : ([n]r, [n]u8) =
+-- its constants, by `per_thread_split` or `per_thread`: (results, flags of
+-- the zero moduli).
+local def with_moduli [n][k][m] 'r (split: bool) (f: [m]u64 -> mod_consts [m] -> i64 -> r) (mods: [k][m]u64)
+                                 : ([n]r, [n]u8) =
   let (ps, zs) = nonzero_moduli mods
-  let cs = map mod_consts ps
-  in (tabulate n (\i -> f (pick ps i) (pick cs i) i), zero_flags n zs)
+  let cs = per_thread k (\i -> mod_consts ps[i])
+  let each i = f (pick ps i) (pick cs i) i
+  in (if split then per_thread_split n each else per_thread n each, zero_flags n zs)
 
 -- | `(a mod p + b mod p) mod p` per instance, and flags of the zero moduli
 -- (results 0 there).
 def mod_add [n][k][m] (a: [n][m]u64) (b: [n][m]u64) (mods: [k][m]u64) : ([n][m]u64, [n]u8) =
   let (ps, zs) = nonzero_moduli mods
-  in (tabulate n (\i -> let p = pick ps i in mod_add_row p (reduce_row p a[i]) (reduce_row p b[i])),
+  in (per_thread n (\i -> let p = pick ps i in mod_add_row p (reduce_row p a[i]) (reduce_row p b[i])),
       zero_flags n zs)
 
 -- | `(a - b) mod p` per instance, as `mod_add`.
 def mod_sub [n][k][m] (a: [n][m]u64) (b: [n][m]u64) (mods: [k][m]u64) : ([n][m]u64, [n]u8) =
   let (ps, zs) = nonzero_moduli mods
-  in (tabulate n (\i -> let p = pick ps i in mod_sub_row p (reduce_row p a[i]) (reduce_row p b[i])),
+  in (per_thread n (\i -> let p = pick ps i in mod_sub_row p (reduce_row p a[i]) (reduce_row p b[i])),
       zero_flags n zs)
 
 -- Whether the batch route computes mod_mul and powmod: not for a shared
@@ -471,7 +418,7 @@ local def with_batch_moduli [n][k][m] (cpu: bool)
   let (ps, zs) = nonzero_moduli mods
   let odd = map (\p -> p[0] & 1 == 1) ps
   let qs = map2 (\o p -> if o then p else one m) odd ps
-  let cs = map mod_consts qs
+  let cs = per_thread k (\i -> mod_consts qs[i])
   let rs = {p = spread n qs, pinv = spread n (inv_rows cpu qs)}
   let res = f rs (spread n (map (.r1) cs)) (spread n (map (.r2) cs))
   let evens = filter (\i -> !(pick odd i)) (iota n)
@@ -485,7 +432,7 @@ def mod_mul [n][k][m] (cpu: bool) (method: i64) (a: [n][m]u64) (b: [n][m]u64) (m
   let row p c i = mod_mul_row p c (reduce_row p a[i]) (reduce_row p b[i])
   in if batch_fits method (mont_batch_limbs cpu) mods
      then with_batch_moduli cpu (\r _ r2 -> mont_mul_rows cpu r (mont_mul_rows cpu r a r2) b) row mods
-     else with_moduli row mods : ([n][m]u64, [n]u8)
+     else with_moduli false row mods : ([n][m]u64, [n]u8)
 
 -- | `a^e mod p` per instance (`ke = 1`: one exponent for the batch, or
 -- `ke = n`), as `mod_add`.  The window comes from the longest exponent;
@@ -496,17 +443,34 @@ def powmod [n][k][m][ke][me] (cpu: bool) (method: i64) (a: [n][m]u64) (e: [ke][m
   let row p c i = powmod_row p c w (reduce_row p a[i]) (pick e i)
   in if batch_fits method (pow_batch_limbs cpu) mods
      then with_batch_moduli cpu (\r r1 r2 -> pow_rows cpu r r1 r2 a e) row mods
-     else with_moduli row mods : ([n][m]u64, [n]u8)
+     else with_moduli true row mods : ([n][m]u64, [n]u8)
 
 -- | `gcd(a, b)` per instance.
-def gcd [n][m] (a: [n][m]u64) (b: [n][m]u64) : [n][m]u64 = map2 gcd_row a b
+def gcd [n][m] (a: [n][m]u64) (b: [n][m]u64) : [n][m]u64 =
+  per_thread n (\i -> gcd_row a[i] b[i])
 
 -- | `(a^-1 mod p, zero, none)` per instance: `zero` flags the zero
 -- moduli, `none` the instances without an inverse (gcd(a, p) /= 1);
 -- results are 0 at both.
+--
+-- Odd moduli by division steps (gcd.fut; `p = 1` gives 0), even ones from
+-- an inverse modulo `a` (`inv_even_row`).  Three maps: the reduction of
+-- `a`, the division steps, and the instances with an even modulus,
+-- gathered, so that the division steps' kernel carries no long division.
 def modinv [n][k][m] (a: [n][m]u64) (mods: [k][m]u64) : ([n][m]u64, [n]u8, [n]u8) =
   let (ps, zs) = nonzero_moduli mods
-  let (r, ok) = tabulate n (\i -> let p = pick ps i in modinv_row p (reduce_row p a[i])) |> unzip
+  let xs = per_thread_split n (\i -> reduce_row (pick ps i) a[i])
+  let odd (p: [m]u64) = p[0] & 1 == 1
+  let (r, ok) =
+    per_thread_split n (\i -> let p = pick ps i
+                              in if odd p && !(one_row p) then inv_odd_row p (neg_inv64 p[0]) xs[i]
+                                 else (replicate m 0, one_row p))
+    |> unzip
+  let evens = filter (\i -> !(odd (pick ps i))) (iota n)
+  let (re, oke) = per_thread_split (length evens) (\j -> let i = evens[j] in inv_even_row (pick ps i) xs[i]) |> unzip
+  let evens = evens :> [length evens]i64
+  let r = scatter (copy r) evens re
+  let ok = scatter (copy ok) evens oke
   in (r, zero_flags n zs, map (\x -> u8.bool (!x)) ok)
 
 -- The batch route of the Montgomery forms (odd moduli only): `f` on the
@@ -520,12 +484,12 @@ local def batch_forms [n][k][m] (cpu: bool) (f: mont_rows [n][m] -> [n][m]u64 ->
 -- `cpu` and `method` as for `mod_mul`.
 def to_mont_batch [n][k][m] (cpu: bool) (method: i64) (a: [n][m]u64) (mods: [k][m]u64) : [n][m]u64 =
   if by_batch method (mont_batch_limbs cpu) m then batch_forms cpu (\r r2 -> mont_mul_rows cpu r a r2) mods
-  else (with_moduli (\p c i -> to_mont p c (reduce_row p a[i])) mods : ([n][m]u64, [n]u8)).0
+  else (with_moduli false (\p c i -> to_mont p c (reduce_row p a[i])) mods : ([n][m]u64, [n]u8)).0
 
 -- | The values `a/R mod p` of Montgomery forms `a < p`, odd moduli.
 def from_mont_batch [n][k][m] (cpu: bool) (method: i64) (a: [n][m]u64) (mods: [k][m]u64) : [n][m]u64 =
   if by_batch method (mont_batch_limbs cpu) m then batch_forms cpu (\r _ -> from_mont_rows cpu r a) mods
-  else (with_moduli (\p c i -> from_mont p c a[i]) mods : ([n][m]u64, [n]u8)).0
+  else (with_moduli false (\p c i -> from_mont p c a[i]) mods : ([n][m]u64, [n]u8)).0
 
 -- | Montgomery products `a*b/R mod p` of Montgomery forms `a, b < p`,
 -- odd moduli.
@@ -533,4 +497,4 @@ def mont_mul_batch [n][k][m] (cpu: bool) (method: i64) (a: [n][m]u64) (b: [n][m]
   if by_batch method (mont_batch_limbs cpu) m then batch_forms cpu (\r _ -> mont_mul_rows cpu r a b) mods
   else let (ps, _) = nonzero_moduli mods
        let pinvs = map (\p -> neg_inv64 p[0]) ps
-       in tabulate n (\i -> mont_mul (pick ps i) (pick pinvs i) a[i] b[i])
+       in per_thread n (\i -> mont_mul (pick ps i) (pick pinvs i) a[i] b[i])

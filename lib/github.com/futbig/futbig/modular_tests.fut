@@ -91,6 +91,33 @@ entry test_modinv (seed: u64) (n: i64) (m: i64) (bits: i64) : bool =
                                     else and (map2 (==) (ref_mulmod p (ref_mod p x) y) one_mod_p))
                a inv p none g)
 
+-- gcd by Euclid's algorithm with long division: the reference of the
+-- division steps (gcd.fut).
+local def ref_gcd [m] (a: [m]u64) (b: [m]u64) : [m]u64 =
+  (loop (a, b) = (a, b) while !(all (== 0) b) do (b, ref_mod b a)).0
+
+-- The gcd against Euclid's: random and adversarial limbs (`gen`), pairs
+-- with a common factor of up to half the width (products of half-width
+-- values), a value and itself, and a value and zero.
+-- ==
+-- entry: test_gcd
+-- input { 21u64 40i64 1i64 64i64 }    output { true }
+-- input { 22u64 40i64 3i64 150i64 }   output { true }
+-- input { 23u64 30i64 4i64 256i64 }   output { true }
+-- input { 24u64 12i64 17i64 1088i64 } output { true }
+-- input { 25u64 4i64 64i64 4096i64 }  output { true }
+
+entry test_gcd (seed: u64) (n: i64) (m: i64) (bits: i64) : bool =
+  let a = gen seed n m bits
+  let b = gen (seed + 100) n m bits
+  let half (s: u64) = gen s n m (i64.max 1 (bits / 2))
+  let times = map2 (\(x: [m]u64) (c: [m]u64) -> take m (ref_mul x c))
+  let c = half (seed + 500)
+  let (a2, b2) = (times (half (seed + 300)) c, times (half (seed + 400)) c)
+  let zero = replicate n (replicate m 0)
+  let check [k] (x: [k][m]u64) (y: [k][m]u64) = all_eq (gcd x y) (map2 ref_gcd x y)
+  in check a b && check a2 b2 && check a a && check a zero && check zero b
+
 -- Both routes of the Montgomery operations (one instance per thread and
 -- batch-level products) against the references: per-instance moduli (odd
 -- and even), one shared odd modulus, 2^(64m) - 1, and exponents of 12 bits

@@ -167,12 +167,13 @@ def max_window_bits : i64 = 6
 
 -- | Widths (limbs) from which `mod_mul`, `to_mont`, `from_mont` and
 -- `mont_mul` of odd moduli multiply whole batches by the multiplication
--- ladder instead of one instance per thread.  H100, 2026-11-25, `mod_mul`
--- per 2^28-bit batch, per thread / batch-level: 1024 bits 1669 / 2991 us,
--- 2048 bits 89551 / 3366, 4096 bits 308758 / 5368 (per thread, the rows
--- and scratch spill to local memory above 1024 bits).  The switch lies
--- between 1024 and 2048 bits, not measured inside (20 limbs, where the
--- per-thread multiplication kernels end); never on a CPU, where one
+-- ladder instead of one instance per thread.  H200, 2026-11-26, `mod_mul`
+-- per 2^26-bit batch, per thread / batch-level: 1024 bits 585 / 977 us,
+-- 2048 bits 1429 / 1237, 4096 bits 5641 / 2186 (H100, 2026-11-25, before
+-- the per-thread map had its attribute, modular.fut's `per_thread`: 1669
+-- / 2991, 89551 / 3366, 308758 / 5368 per 2^28-bit batch).  The switch
+-- lies between 1024 and 2048 bits, not measured inside (20 limbs, where
+-- the per-thread multiplication kernels end); never on a CPU, where one
 -- instance per thread keeps its rows in cache.
 def mont_batch_limbs (cpu: bool) : i64 = if cpu then i64.highest else 20
 
@@ -180,7 +181,12 @@ def mont_batch_limbs (cpu: bool) : i64 = if cpu then i64.highest else 20
 -- batch-level products.  H100, 2026-11-25, powers per second (2^28-bit
 -- batches, exponents as wide as the modulus), per thread / batch-level:
 -- 1024 bits 570 K / 187 K, 2048 bits 31.8 K / 42.5 K, 4096 bits 2.33 K /
--- 7.35 K; between 1024 and 2048 bits not measured.  Never on a CPU.
+-- 7.35 K; between 1024 and 2048 bits not measured.  Per thread at 2048
+-- and 4096 bits then ran a version with one block per instance
+-- (modular.fut's `per_thread`); without it (H200, 2026-11-26, 2^26-bit
+-- batches, ms per batch, per thread / batch-level): 2048 bits 638 / 793,
+-- 4096 bits 6331 / 2280.  Not re-decided at 2^28-bit batches.  Never on
+-- a CPU.
 def pow_batch_limbs (cpu: bool) : i64 = if cpu then i64.highest else 32
 
 -- | Most limbs of the table of the batch-level `powmod` (`2^w` rows of
