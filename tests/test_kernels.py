@@ -127,8 +127,8 @@ def test_mul_ntt_wide(ctx, rng, log_bits):
 def test_mul_ntt_block_shapes(ctx, rng, limbs):
     """One limb step below, at and above the widths where the NTT's kernels change
     shape: one block up to 2048 limbs (2^13 points), four-step transforms of 2^14
-    points up to 4096 limbs and of 2^15 above (with ``ntt_block_log`` 14 in
-    thresholds.fut, 2052-4096 limbs run in one block of 16 values per thread);
+    points up to 4096 limbs and of 2^15 above (with ``ntt_block_log`` 14, the CPU
+    backends' in thresholds.fut, 2052-4096 limbs run in one block of 16 values per thread);
     all-ones and random operands."""
     bits = 64 * limbs - 5
     a = [mask(bits), rng.getrandbits(bits)]

@@ -575,15 +575,15 @@ def ntt_inverse_with [k][l] (blog: i64) (i: i64) (xs: [k][l]u32) : [k][l]u32 =
 -- l = 2^ell points, 8 <= l <= 2^23), in bit-reversed order: entry q is
 -- sum_j x_j w^(j * rev(q)) mod p in [0, p), where w is the principal l-th
 -- root of unity of the tables (`ntt_tables`) and rev reverses the ell bits
--- of q.  Inputs are any u32 (taken modulo p).  Up to 2^ntt_block_log
--- points in one block kernel, longer four-step.
-def ntt_forward [k][l] (i: i64) (xs: [k][l]u32) : [k][l]u32 =
-  ntt_forward_with ntt_block_log i xs
+-- of q.  Inputs are any u32 (taken modulo p).  Up to 2^(ntt_block_log
+-- cpu) points in one block kernel, longer four-step.
+def ntt_forward [k][l] (cpu: bool) (i: i64) (xs: [k][l]u32) : [k][l]u32 =
+  ntt_forward_with (ntt_block_log cpu) i xs
 
 -- | The inverse of `ntt_forward`: bit-reversed order in, natural order
 -- out, divided by l.
-def ntt_inverse [k][l] (i: i64) (xs: [k][l]u32) : [k][l]u32 =
-  ntt_inverse_with ntt_block_log i xs
+def ntt_inverse [k][l] (cpu: bool) (i: i64) (xs: [k][l]u32) : [k][l]u32 =
+  ntt_inverse_with (ntt_block_log cpu) i xs
 
 -- | Pointwise product modulo `ntt_prime i`, in [0, p): the forward
 -- transform of a cyclic convolution is the pointwise product of the
@@ -778,14 +778,14 @@ local def mul_ntt [n][m] (blog: i64) (square: bool) (mo: i64) (bits: i64)
                   in carry_rows n mo bits (\s l -> #[unsafe] xs[s, l]) (\s l -> #[unsafe] hs[s, l])
 
 -- | The exact products `a*b` (`2m` limbs) by NTT: one block kernel per
--- step up to 2^18 bits (transforms of 2^ntt_block_log points), four-step
--- above; any width m (a multiple of 4) up to 2^21 limbs.
-def mul_full_ntt [n][m] (a: [n][m]u64) (b: [n][m]u64) : [n][m*2]u64 =
-  mul_ntt ntt_block_log false (m*2) (128*m) a b
+-- step up to 2^18 bits (transforms of 2^(ntt_block_log cpu) points),
+-- four-step above; any width m (a multiple of 4) up to 2^21 limbs.
+def mul_full_ntt [n][m] (cpu: bool) (a: [n][m]u64) (b: [n][m]u64) : [n][m*2]u64 =
+  mul_ntt (ntt_block_log cpu) false (m*2) (128*m) a b
 
 -- | `a*b mod 2^bits` (bits <= 64m) by NTT.
-def mul_lo_ntt [n][m] (bits: i64) (a: [n][m]u64) (b: [n][m]u64) : [n][m]u64 =
-  mul_ntt ntt_block_log false m bits a b
+def mul_lo_ntt [n][m] (cpu: bool) (bits: i64) (a: [n][m]u64) (b: [n][m]u64) : [n][m]u64 =
+  mul_ntt (ntt_block_log cpu) false m bits a b
 
 -- | The exact squares `a*a` by NTT: one forward transform per prime, one
 -- block kernel per step up to 2^ntt_sqr_block_log points (2^18 bits).

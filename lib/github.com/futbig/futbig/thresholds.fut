@@ -57,15 +57,18 @@ def thread_mul_limbs : i64 = 20
 -- | Log2 of the longest NTT (points) whose whole product runs in one
 -- block kernel (ntt.fut): 13 is 1024 threads of 8 values, 14 is 1024
 -- threads of 16 (2^18-bit operands in one kernel instead of four-step).
--- 13: at 14 a product's block needs 192 KiB of shared memory (three 64
--- KiB buffers: its two forward transforms run one after the other), so
--- one block of 1024 threads per SM, and the second forward transform no
--- longer overlaps the first.  H200, 2026-11-26, 2^18 bits, 13 / 14:
--- `mul_lo` 34905 / 44704, `mul_full` 36314 / 46882 (2^17 bits, where both
--- take one block of 2^13 points, 26096 / 26095).  On multicore 14 was
--- faster (2 cores, 2^23-bit batch, `mul_lo` 93749 / 63957, one noisy run):
--- a switch by backend is not built yet.
-def ntt_block_log : i64 = 13
+-- 13 on the GPU: at 14 a product's block needs 192 KiB of shared memory
+-- (three 64 KiB buffers: its two forward transforms run one after the
+-- other), so one block of 1024 threads per SM, and the second forward
+-- transform no longer overlaps the first.  H200, 2026-11-26, 2^18 bits,
+-- 13 / 14: `mul_lo` 34905 / 44704, `mul_full` 36314 / 46882 (2^17 bits,
+-- where both take one block of 2^13 points, 26096 / 26095).  14 on a CPU,
+-- where a block is a task and the four-step passes cost more than they
+-- save: multicore, 2 cores, 2^23-bit batch, `mul_lo` 93749 / 63957 (one
+-- noisy run, 2026-11-26); through the ladder (`python -m futbig bench`,
+-- the same shape), 2^18-bit `mul` 71902 / 62313 us, `mul_full` 72044 /
+-- 63282 (2^17 bits unchanged, 52588 / 53017).
+def ntt_block_log (cpu: bool) : i64 = if cpu then 14 else 13
 
 -- | `ntt_block_log` for squares, which transform one operand (two 64 KiB
 -- buffers, 128 KiB): H200, 2026-11-26, `sqr_lo` at 2^18 bits 25707 (13,
