@@ -134,6 +134,47 @@ def mont_mul_into [m] (t: *[m]u64) (p: [m]u64) (pinv: u64) (a: [m]u64) (b: [m]u6
 def mont_mul [m] (p: [m]u64) (pinv: u64) (a: [m]u64) (b: [m]u64) : [m]u64 =
   mont_mul_into (replicate m 0) p pinv a b
 
+-- | `mont_mul` with the width `w` a constant (inlined so that it is): the
+-- loops over the limbs are unrolled and `b` is rotated down one limb per
+-- step instead of indexed, so every index is a constant and the rows stay
+-- in registers on a GPU (with `m` only known at run time they live in
+-- memory).  The result is a new row.
+#[inline]
+def mont_mul_fixed (w: i64) (p: [w]u64) (pinv: u64) (a: [w]u64) (b: [w]u64) : *[w]u64 =
+  let (t, top, _) =
+    loop (t, top, bs) = (replicate w 0u64, 0u64, copy b) for _i < w do
+      let bi = bs[0]
+      let bs = #[unroll] loop bs for j < w - 1 do bs with [j] = bs[j + 1]
+      let (t, c) =
+        #[unroll] loop (t, c) = (t, 0u64) for j < w do
+          let lo = a[j] * bi
+          let s = lo + t[j]
+          let hi = u64.mul_hi a[j] bi + u64.bool (s < lo)
+          let s2 = s + c
+          in (t with [j] = s2, hi + u64.bool (s2 < c))
+      let s = top + c
+      let top2 = u64.bool (s < c)
+      let u = t[0] * pinv
+      let lo = u * p[0]
+      let c = u64.mul_hi u p[0] + u64.bool (lo + t[0] < lo)
+      let (t, c) =
+        #[unroll] loop (t, c) = (t, c) for j' < w - 1 do
+          let j = j' + 1
+          let lo = u * p[j]
+          let s = lo + t[j]
+          let hi = u64.mul_hi u p[j] + u64.bool (s < lo)
+          let s2 = s + c
+          in (t with [j - 1] = s2, hi + u64.bool (s2 < c))
+      let s2 = s + c
+      in (t with [w - 1] = s2, top2 + u64.bool (s2 < c), bs)
+  -- t < 2p: t - p unless that borrows (and top is 0).
+  let (d, borrow) =
+    #[unroll] loop (d, b) = (replicate w 0u64, 0u64) for j < w do
+      let x = t[j]
+      let y = x - p[j]
+      in (d with [j] = y - b, u64.bool (p[j] > x) + u64.bool (b > y))
+  in if top == 0 && borrow != 0 then t else d
+
 -- | The constants of one modulus `p /= 0`: whether it is odd, `pinv`
 -- (`neg_inv64`), `R mod p` and `R^2 mod p` for `R = 2^(64m)` (odd `p`
 -- only; for even `p` both are `1 mod p`).
@@ -195,10 +236,12 @@ local def bits_at [me] (e: [me]u64) (pos: i64) (w: i64) : u64 =
 -- x^e with the product `mul` (into a scratch row, `mont_mul_into`) and
 -- its unit `unit`, by a fixed window of w bits: a table of x^0 ..
 -- x^(2^w - 1), then per window w squarings and one product.
-local def pow_window [m][me] (mul: *[m]u64 -> [m]u64 -> [m]u64 -> *[m]u64) (unit: [m]u64) (w: i64)
+local #[inline] def pow_window [m][me] (mul: *[m]u64 -> [m]u64 -> [m]u64 -> *[m]u64) (unit: [m]u64) (w: i64)
                              (x: [m]u64) (e: [me]u64) : [m]u64 =
-  let size = 1 << w
-  let table = loop tbl = replicate size unit for k in 1..<size do
+  -- The table has room for the widest window: of constant size it is
+  -- thread-private memory of the kernel (a size known only at run time
+  -- failed to compile for the GPU with `m` a constant).
+  let table = loop tbl = replicate (1 << max_window_bits) unit for k in 1..<(1 << w) do
                 tbl with [k] = if k == 1 then copy x else mul (replicate m 0) tbl[k - 1] x
   let windows = (bit_length_row e + w - 1) / w
   in if windows == 0 then unit else
@@ -402,28 +445,40 @@ def mod_sub [n][k][m] (a: [n][m]u64) (b: [n][m]u64) (mods: [k][m]u64) : ([n][m]u
   in (per_thread n (\i -> let p = pick ps i in mod_sub_row p (reduce_row p a[i]) (reduce_row p b[i])),
       zero_flags n zs)
 
+-- Whether the moduli are one shared even modulus.
+local def shared_even [k][m] (mods: [k][m]u64) : bool =
+  k == 1 && mods[0, 0] & 1 == 0 && !(zero_row mods[0])
+
 -- Whether the batch route computes mod_mul and powmod: not for a shared
 -- even modulus (all of its instances would be recomputed per thread).
 local def batch_fits [k][m] (method: i64) (from: i64) (mods: [k][m]u64) : bool =
-  by_batch method from m && !(k == 1 && mods[0, 0] & 1 == 0 && !(zero_row mods[0]))
+  by_batch method from m && !(shared_even mods)
 
--- `with_moduli` on the batch route: `f` computes all instances from the
--- odd moduli as batch rows (even ones replaced by 1) and the constants
--- `R mod p`, `R^2 mod p` as rows; the instances with an even modulus are
--- then recomputed one per thread by `g`, as in `with_moduli`.
+-- `with_moduli` for routes that serve odd moduli only: `f` computes all
+-- instances from the odd moduli (even ones replaced by 1) and their
+-- constants; the instances with an even modulus are then recomputed one
+-- per thread by `g`, as in `with_moduli` (only those, gathered and
+-- scattered back).
+local #[inline] def with_odd_moduli [n][k][m] (f: [k][m]u64 -> [k](mod_consts [m]) -> [n][m]u64)
+                                    (g: [m]u64 -> mod_consts [m] -> i64 -> [m]u64)
+                                    (mods: [k][m]u64) : ([n][m]u64, [n]u8) =
+  let (ps, zs) = nonzero_moduli mods
+  let odd = map (\p -> p[0] & 1 == 1) ps
+  let qs = map2 (\o p -> if o then p else one m) odd ps
+  let res = f qs (per_thread k (\i -> mod_consts qs[i]))
+  let evens = filter (\i -> !(pick odd i)) (iota n)
+  let fixed = map (\i -> let p = pick ps i in g p (mod_consts p) i) evens
+  in (scatter (copy res) evens fixed, zero_flags n zs)
+
+-- `with_odd_moduli` on the batch route: `f` gets the odd moduli as rows
+-- of the batch with `R mod p` and `R^2 mod p` as rows.
 local def with_batch_moduli [n][k][m] (cpu: bool)
                                       (f: mont_rows [n][m] -> [n][m]u64 -> [n][m]u64 -> [n][m]u64)
                                       (g: [m]u64 -> mod_consts [m] -> i64 -> [m]u64)
                                       (mods: [k][m]u64) : ([n][m]u64, [n]u8) =
-  let (ps, zs) = nonzero_moduli mods
-  let odd = map (\p -> p[0] & 1 == 1) ps
-  let qs = map2 (\o p -> if o then p else one m) odd ps
-  let cs = per_thread k (\i -> mod_consts qs[i])
-  let rs = {p = spread n qs, pinv = spread n (inv_rows cpu qs)}
-  let res = f rs (spread n (map (.r1) cs)) (spread n (map (.r2) cs))
-  let evens = filter (\i -> !(pick odd i)) (iota n)
-  let fixed = map (\i -> let p = pick ps i in g p (mod_consts p) i) evens
-  in (scatter (copy res) evens fixed, zero_flags n zs)
+  with_odd_moduli (\qs cs -> f {p = spread n qs, pinv = spread n (inv_rows cpu qs)}
+                               (spread n (map (.r1) cs)) (spread n (map (.r2) cs)))
+                  g mods
 
 -- | `a*b mod p` per instance, as `mod_add`; `cpu` and `method` choose the
 -- route of odd moduli (`mont_auto`).  Batch-level: `(aR mod p) b/R`, two
@@ -434,14 +489,42 @@ def mod_mul [n][k][m] (cpu: bool) (method: i64) (a: [n][m]u64) (b: [n][m]u64) (m
      then with_batch_moduli cpu (\r _ r2 -> mont_mul_rows cpu r (mont_mul_rows cpu r a r2) b) row mods
      else with_moduli false row mods : ([n][m]u64, [n]u8)
 
+-- Odd moduli's powers `a^e mod p` one instance per thread at
+-- the constant width `w >= m` (inlined so that it is), in registers
+-- (`mont_mul_fixed`): the instances and moduli are zero-extended to `w`
+-- limbs, where their Montgomery constants are computed.
+local #[inline] def pow_odd_fixed [n][k][m][ke][me] (w: i64) (wb: i64) (a: [n][m]u64) (e: [ke][me]u64)
+                                                  (qs: [k][m]u64) (_: [k](mod_consts [m])) : [n][m]u64 =
+  let xs = per_thread_split n (\i -> reduce_row (pick qs i) a[i])
+  let qw = map (extend w) qs
+  let cw = per_thread k (\j -> mod_consts qw[j])
+  in per_thread_split n (\i -> let p = pick qw i
+                                let c = pick cw i
+                                let mul = mont_mul_fixed w p c.pinv
+                                let x = mul (extend w xs[i]) c.r2
+                                let y = pow_window (\_ -> mul) c.r1 wb x (pick e i)
+                                in take m (mul y (one w)))
+
 -- | `a^e mod p` per instance (`ke = 1`: one exponent for the batch, or
 -- `ke = n`), as `mod_add`.  The window comes from the longest exponent;
--- `cpu` and `method` as for `mod_mul`.
+-- `cpu` and `method` as for `mod_mul`.  Odd moduli up to `pow_fixed_limbs`
+-- take kernels of constant width (`pow_odd_fixed`, one for each of 4, 8,
+-- 12, 16, 24 and 32 limbs; narrower instances are zero-extended to the
+-- next), unless `method` is `mont_batch`.
 def powmod [n][k][m][ke][me] (cpu: bool) (method: i64) (a: [n][m]u64) (e: [ke][me]u64) (mods: [k][m]u64)
                            : ([n][m]u64, [n]u8) =
   let w = window_bits (reduce i64.max 0 (map bit_length_row e))
   let row p c i = powmod_row p c w (reduce_row p a[i]) (pick e i)
-  in if batch_fits method (pow_batch_limbs cpu) mods
+  -- The widths as literals at each call: through a local function they
+  -- would not be constants.
+  in if method != mont_batch && m <= pow_fixed_limbs && !(shared_even mods)
+     then (if m <= 4 then with_odd_moduli (pow_odd_fixed 4 w a e) row mods
+           else if m <= 8 then with_odd_moduli (pow_odd_fixed 8 w a e) row mods
+           else if m <= 12 then with_odd_moduli (pow_odd_fixed 12 w a e) row mods
+           else if m <= 16 then with_odd_moduli (pow_odd_fixed 16 w a e) row mods
+           else if m <= 24 then with_odd_moduli (pow_odd_fixed 24 w a e) row mods
+           else with_odd_moduli (pow_odd_fixed 32 w a e) row mods)
+     else if batch_fits method (pow_batch_limbs cpu) mods
      then with_batch_moduli cpu (\r r1 r2 -> pow_rows cpu r r1 r2 a e) row mods
      else with_moduli true row mods : ([n][m]u64, [n]u8)
 
@@ -449,15 +532,11 @@ def powmod [n][k][m][ke][me] (cpu: bool) (method: i64) (a: [n][m]u64) (e: [ke][m
 def gcd [n][m] (a: [n][m]u64) (b: [n][m]u64) : [n][m]u64 =
   per_thread n (\i -> gcd_row a[i] b[i])
 
--- | `(a^-1 mod p, zero, none)` per instance: `zero` flags the zero
--- moduli, `none` the instances without an inverse (gcd(a, p) /= 1);
--- results are 0 at both.
---
--- Odd moduli by division steps (gcd.fut; `p = 1` gives 0), even ones from
+-- `modinv` with `m` as it comes.  Odd moduli by division steps (gcd.fut; `p = 1` gives 0), even ones from
 -- an inverse modulo `a` (`inv_even_row`).  Three maps: the reduction of
 -- `a`, the division steps, and the instances with an even modulus,
 -- gathered, so that the division steps' kernel carries no long division.
-def modinv [n][k][m] (a: [n][m]u64) (mods: [k][m]u64) : ([n][m]u64, [n]u8, [n]u8) =
+local #[inline] def modinv_rows [n][k][m] (a: [n][m]u64) (mods: [k][m]u64) : ([n][m]u64, [n]u8, [n]u8) =
   let (ps, zs) = nonzero_moduli mods
   let xs = per_thread_split n (\i -> reduce_row (pick ps i) a[i])
   let odd (p: [m]u64) = p[0] & 1 == 1
@@ -472,6 +551,25 @@ def modinv [n][k][m] (a: [n][m]u64) (mods: [k][m]u64) : ([n][m]u64, [n]u8, [n]u8
   let r = scatter (copy r) evens re
   let ok = scatter (copy ok) evens oke
   in (r, zero_flags n zs, map (\x -> u8.bool (!x)) ok)
+
+-- `modinv_rows` at the constant width `w >= m` (inlined so that it is):
+-- the rows zero-extended to `w` limbs and the results cut back.
+local #[inline] def modinv_fixed [n][k][m] (w: i64) (a: [n][m]u64) (mods: [k][m]u64) : ([n][m]u64, [n]u8, [n]u8) =
+  let (r, z, none) = modinv_rows (map (extend w) a) (map (extend w) mods)
+  in (map (take m) r, z, none)
+
+-- | `(a^-1 mod p, zero, none)` per instance: `zero` flags the zero
+-- moduli, `none` the instances without an inverse (gcd(a, p) /= 1);
+-- results are 0 at both.  Widths up to 64 limbs run at a constant width
+-- (4, 8, 16, 32 or 64 limbs, narrower instances zero-extended): with the
+-- width known to the compiler the rows of the division steps are
+-- thread-private arrays rather than rows in global memory
+-- (`fixed_inverse_limbs`).
+def modinv [n][k][m] (a: [n][m]u64) (mods: [k][m]u64) : ([n][m]u64, [n]u8, [n]u8) =
+  if m <= 4 then modinv_fixed 4 a mods else if m <= 8 then modinv_fixed 8 a mods
+  else if m <= 16 then modinv_fixed 16 a mods else if m <= 32 then modinv_fixed 32 a mods
+  else if m <= fixed_inverse_limbs then modinv_fixed 64 a mods
+  else modinv_rows a mods
 
 -- The batch route of the Montgomery forms (odd moduli only): `f` on the
 -- moduli as rows, their `R^2 mod p` as rows.

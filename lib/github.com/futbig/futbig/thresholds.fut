@@ -192,6 +192,24 @@ def mont_batch_limbs (cpu: bool) : i64 = if cpu then i64.highest else 20
 -- a CPU.
 def pow_batch_limbs (cpu: bool) : i64 = if cpu then i64.highest else 32
 
+-- | Widths (limbs) up to which `powmod` of odd moduli runs one instance
+-- per thread at a constant width (modular.fut's `pow_odd_fixed`, rows in
+-- registers), on every backend and ahead of the batch-level route.  H100,
+-- 2026-11-26, `futhark bench`, 2^26-bit batches, shared modulus and
+-- full-width exponent, ms per batch, constant width / width known at run
+-- time: 512 bits 14.6 / 37.3, 1024 bits 55.4 / 157.7, 2048 bits 217.7 /
+-- 995.4 (batch-level at 2048 bits on an H200: 793).  Wider kernels
+-- (64 limbs) not measured.
+def pow_fixed_limbs : i64 = 32
+
+-- | Widths (limbs) up to which `modinv` runs at a constant width (4, 8,
+-- 16, 32 or 64 limbs; narrower instances zero-extended to the next).
+-- H100, 2026-11-26, `futhark bench`, 2^28-bit batches, shared odd
+-- modulus, us per batch, constant width / width known at run time: 256
+-- bits 1956 / 4144, 1024 bits 4280 / 34931, 2048 bits 38007 / 134956,
+-- 4096 bits 81428 / 360280.
+def fixed_inverse_limbs : i64 = 64
+
 -- | Most limbs of the table of the batch-level `powmod` (`2^w` rows of
 -- the whole batch): 2^28 limbs (2 GiB) keeps a 6-bit window for batches of
 -- up to 2^22 limbs (2^28 bits per operand) and narrows it for larger ones.
