@@ -27,6 +27,7 @@ import shutil
 import subprocess
 import sys
 import sysconfig
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -440,8 +441,11 @@ def build_all() -> tuple[Path, Path]:
     futhark = find_futhark()
     py = venv_python()
     install_package(py)
-    for backend in (*CPU_BACKENDS, "cuda"):
-        build_backend(futhark, py, backend)
+    # The backends are independent: their `futhark` and gcc runs go side by side (most of a
+    # build is the compiler's work on one backend at a time, on one or two cores).
+    with ThreadPoolExecutor(max_workers=len(ALL_BACKENDS)) as pool:
+        for done in [pool.submit(build_backend, futhark, py, b) for b in ALL_BACKENDS]:
+            done.result()
     return futhark, py
 
 
