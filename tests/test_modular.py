@@ -183,7 +183,7 @@ ROUTES = {"thread": _kernels.MOD_THREAD, "batch": _kernels.MOD_BATCH}
 
 
 @pytest.mark.parametrize("route", ROUTES)
-@pytest.mark.parametrize("limbs", [4, 16, 20, 24, 32])
+@pytest.mark.parametrize("limbs", [4, 10, 16, 20, 24, 32])
 def test_montgomery_routes(ctx, rng, route, limbs):
     method, m = ROUTES[route], limbs
     bits = 64 * m

@@ -35,6 +35,15 @@ def adc (x: u64) (y: u64) (c: u64) : (u64, u64) =
   let s = t + c
   in (s, u64.bool (t < x) + u64.bool (s < t))
 
+-- | `t + x*y + c` as its (low, high) limbs: at most `2^128 - 1`, so it
+-- never overflows (the step of schoolbook and Montgomery products).
+def mul_add (x: u64) (y: u64) (t: u64) (c: u64) : (u64, u64) =
+  let lo = x * y
+  let s = lo + t
+  let hi = u64.mul_hi x y + u64.bool (s < lo)
+  let s2 = s + c
+  in (s2, hi + u64.bool (s2 < c))
+
 -- | `i / d` for block-local indices (`0 <= i < 2^31`, `d > 0`): 32-bit
 -- division is several times cheaper than 64-bit division on GPUs.
 def quot32 (i: i64) (d: i64) : i64 = i64.i32 (i32.i64 i / i32.i64 d)

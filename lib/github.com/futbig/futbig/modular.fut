@@ -61,12 +61,7 @@ local def product [m] (x: [m]u64) (y: [m]u64) : [m*2]u64 =
   loop ws = replicate (m*2) 0 for i < m do
     let (ws, c) =
       loop (ws, c) = (ws, 0u64) for j < m do
-        let lo = x[i] * y[j]
-        let hi = u64.mul_hi x[i] y[j]
-        let s = ws[i+j] + lo
-        let hi = hi + u64.bool (s < lo)
-        let s2 = s + c
-        in (ws with [i+j] = s2, hi + u64.bool (s2 < c))
+        let (s, c) = mul_add x[i] y[j] ws[i+j] c in (ws with [i+j] = s, c)
     in ws with [i+m] = c
 
 -- x mod p for any x, p /= 0 (long division only where x >= p).
@@ -99,28 +94,18 @@ def mont_mul_into [m] (t: *[m]u64) (p: [m]u64) (pinv: u64) (a: [m]u64) (b: [m]u6
   let t = loop t for j < m do t with [j] = 0
   let (t, top) =
     loop (t, top) = (t, 0u64) for i < m do
-      let bi = b[i]
-      -- t += a*bi
+      -- t += a*b[i]
       let (t, c) =
         loop (t, c) = (t, 0u64) for j < m do
-          let lo = a[j] * bi
-          let s = lo + t[j]
-          let hi = u64.mul_hi a[j] bi + u64.bool (s < lo)
-          let s2 = s + c
-          in (t with [j] = s2, hi + u64.bool (s2 < c))
+          let (s, c) = mul_add a[j] b[i] t[j] c in (t with [j] = s, c)
       let s = top + c
       let top2 = u64.bool (s < c)
       -- t = (t + u*p) / 2^64, u chosen so that the low limb cancels.
       let u = t[0] * pinv
-      let lo = u * p[0]
-      let c = u64.mul_hi u p[0] + u64.bool (lo + t[0] < lo)
+      let c = (mul_add u p[0] t[0] 0).1
       let (t, c) =
         loop (t, c) = (t, c) for j in 1..<m do
-          let lo = u * p[j]
-          let s = lo + t[j]
-          let hi = u64.mul_hi u p[j] + u64.bool (s < lo)
-          let s2 = s + c
-          in (t with [j - 1] = s2, hi + u64.bool (s2 < c))
+          let (s, c) = mul_add u p[j] t[j] c in (t with [j - 1] = s, c)
       let s2 = s + c
       in (t with [m - 1] = s2, top2 + u64.bool (s2 < c))
   -- t < 2p: one subtraction at most, in place.
@@ -133,6 +118,16 @@ def mont_mul_into [m] (t: *[m]u64) (p: [m]u64) (pinv: u64) (a: [m]u64) (b: [m]u6
 -- | `mont_mul_into` a new row.
 def mont_mul [m] (p: [m]u64) (pinv: u64) (a: [m]u64) (b: [m]u64) : [m]u64 =
   mont_mul_into (replicate m 0) p pinv a b
+
+-- `t - p` for `t < 2p` given as `w` limbs and a top limb (0 or 1): `t`
+-- unless the subtraction borrows and `top` is 0.  Unrolled.
+local #[inline] def sub_if_above (w: i64) (p: [w]u64) (t: *[w]u64) (top: u64) : *[w]u64 =
+  let (d, borrow) =
+    #[unroll] loop (d, b) = (replicate w 0u64, 0u64) for j < w do
+      let x = t[j]
+      let y = x - p[j]
+      in (d with [j] = y - b, u64.bool (p[j] > x) + u64.bool (b > y))
+  in if top == 0 && borrow != 0 then t else d
 
 -- | `mont_mul` with the width `w` a constant (inlined so that it is): the
 -- loops over the limbs are unrolled and `b` is rotated down one limb per
@@ -147,33 +142,50 @@ def mont_mul_fixed (w: i64) (p: [w]u64) (pinv: u64) (a: [w]u64) (b: [w]u64) : *[
       let bs = #[unroll] loop bs for j < w - 1 do bs with [j] = bs[j + 1]
       let (t, c) =
         #[unroll] loop (t, c) = (t, 0u64) for j < w do
-          let lo = a[j] * bi
-          let s = lo + t[j]
-          let hi = u64.mul_hi a[j] bi + u64.bool (s < lo)
-          let s2 = s + c
-          in (t with [j] = s2, hi + u64.bool (s2 < c))
+          let (s, c) = mul_add a[j] bi t[j] c in (t with [j] = s, c)
       let s = top + c
       let top2 = u64.bool (s < c)
       let u = t[0] * pinv
-      let lo = u * p[0]
-      let c = u64.mul_hi u p[0] + u64.bool (lo + t[0] < lo)
+      let c = (mul_add u p[0] t[0] 0).1
       let (t, c) =
         #[unroll] loop (t, c) = (t, c) for j' < w - 1 do
-          let j = j' + 1
-          let lo = u * p[j]
-          let s = lo + t[j]
-          let hi = u64.mul_hi u p[j] + u64.bool (s < lo)
-          let s2 = s + c
-          in (t with [j - 1] = s2, hi + u64.bool (s2 < c))
+          let (s, c) = mul_add u p[j' + 1] t[j' + 1] c in (t with [j'] = s, c)
       let s2 = s + c
       in (t with [w - 1] = s2, top2 + u64.bool (s2 < c), bs)
-  -- t < 2p: t - p unless that borrows (and top is 0).
-  let (d, borrow) =
-    #[unroll] loop (d, b) = (replicate w 0u64, 0u64) for j < w do
-      let x = t[j]
-      let y = x - p[j]
-      in (d with [j] = y - b, u64.bool (p[j] > x) + u64.bool (b > y))
-  in if top == 0 && borrow != 0 then t else d
+  in sub_if_above w p t top
+
+-- | `mont_mul_fixed w p pinv a a` with about 3/4 of its products: the square's cross products `a[i]*a[j]`, `i <
+-- j`, once, doubled, the squares `a[i]^2` added, then Montgomery's
+-- reduction of the `2w` limbs.  Every loop is unrolled (indices constant,
+-- rows in registers), so the code grows with `w^2`.
+#[inline]
+def mont_sqr_fixed (w: i64) (p: [w]u64) (pinv: u64) (a: [w]u64) : *[w]u64 =
+  let t =
+    #[unroll] loop t = replicate (w*2) 0u64 for i < w do
+      let (t, c) =
+        #[unroll] loop (t, c) = (t, 0u64) for j < w do
+          if j <= i then (t, c)
+          else let (s, c) = mul_add a[i] a[j] t[i + j] c in (t with [i + j] = s, c)
+      in t with [i + w] = c
+  -- 2t + the squares, two limbs per step: `b` the bit shifted out, `c`
+  -- the carry of the addition.
+  let (t, _, _) =
+    #[unroll] loop (t, b, c) = (t, 0u64, 0u64) for k < w do
+      let (x0, x1) = (t[2*k], t[2*k + 1])
+      let (s0, c0) = adc ((x0 << 1) | b) (a[k] * a[k]) c
+      let (s1, c1) = adc ((x1 << 1) | (x0 >> 63)) (u64.mul_hi a[k] a[k]) c0
+      in (t with [2*k] = s0 with [2*k + 1] = s1, x1 >> 63, c1)
+  -- t = (t + u*p*2^(64i)) for the u that cancels limb i; the carries out of
+  -- limb i + w gather in `top`.
+  let (t, top) =
+    #[unroll] loop (t, top) = (t, 0u64) for i < w do
+      let u = t[i] * pinv
+      let (t, c) =
+        #[unroll] loop (t, c) = (t, 0u64) for j < w do
+          let (s, c) = mul_add u p[j] t[i + j] c in (t with [i + j] = s, c)
+      let (s, top) = adc t[i + w] c top
+      in (t with [i + w] = s, top)
+  in sub_if_above w p (tabulate w (\j -> t[j + w])) top
 
 -- | The constants of one modulus `p /= 0`: whether it is odd, `pinv`
 -- (`neg_inv64`), `R mod p` and `R^2 mod p` for `R = 2^(64m)` (odd `p`
@@ -233,11 +245,15 @@ local def bits_at [me] (e: [me]u64) (pos: i64) (w: i64) : u64 =
   let hi = if s + w > 64 && j + 1 < me then e[j + 1] << u64.i64 (64 - s) else 0
   in (lo | hi) & ((1 << u64.i64 w) - 1)
 
--- x^e with the product `mul` (into a scratch row, `mont_mul_into`) and
--- its unit `unit`, by a fixed window of w bits: a table of x^0 ..
--- x^(2^w - 1), then per window w squarings and one product.
-local #[inline] def pow_window [m][me] (mul: *[m]u64 -> [m]u64 -> [m]u64 -> *[m]u64) (unit: [m]u64) (w: i64)
-                             (x: [m]u64) (e: [me]u64) : [m]u64 =
+-- x^e with the product `mul` (into a scratch row, as `mont_mul_into`) and
+-- its unit `unit`, by a fixed window of w bits: a table of x^0 .. x^(2^w -
+-- 1), then per window w squarings and one product.  With `apart` (a
+-- literal) the squarings take `sqr`, else `mul`: one call of `mul` in the
+-- loop keeps one copy of its code (two copies of the unrolled 32-limb
+-- product made 2048-bit powers 19% slower on an H100).
+local #[inline] def pow_window [m][me] (mul: *[m]u64 -> [m]u64 -> [m]u64 -> *[m]u64)
+                                      (apart: bool) (sqr: *[m]u64 -> [m]u64 -> *[m]u64) (unit: [m]u64)
+                                      (w: i64) (x: [m]u64) (e: [me]u64) : [m]u64 =
   -- The table has room for the widest window: of constant size it is
   -- thread-private memory of the kernel (a size known only at run time
   -- failed to compile for the GPU with `m` a constant).
@@ -251,18 +267,20 @@ local #[inline] def pow_window [m][me] (mul: *[m]u64 -> [m]u64 -> [m]u64 -> *[m]
   -- the old accumulator becomes the next product's scratch row.
   let (acc, _) =
     loop (acc: *[m]u64, s: *[m]u64) = (copy table[top], replicate m 0) for step < (windows - 1) * (w + 1) do
-      let t = step / (w + 1)
-      let y = if step % (w + 1) < w then acc
-              else table[i64.u64 (bits_at e ((windows - 2 - t) * w) w)]
-      in (mul s acc y, acc)
+      let square = step % (w + 1) < w
+      in if apart && square then (sqr s acc, acc)
+         else let y = if square then acc
+                      else table[i64.u64 (bits_at e ((windows - 2 - step / (w + 1)) * w) w)]
+              in (mul s acc y, acc)
   in acc
 
 -- | `x^e mod p` for `x < p` with window `w`: in Montgomery form for odd
 -- `p`, by products and long division for even `p`.
 def powmod_row [m][me] (p: [m]u64) (c: mod_consts [m]) (w: i64) (x: [m]u64) (e: [me]u64) : [m]u64 =
   if c.odd
-  then from_mont p c (pow_window (\(s: *[m]u64) -> mont_mul_into s p c.pinv) c.r1 w (to_mont p c x) e)
-  else pow_window (\_ -> mul_div p) c.r1 w x e
+  then let mul (s: *[m]u64) = mont_mul_into s p c.pinv
+       in from_mont p c (pow_window mul false (\(s: *[m]u64) a : *[m]u64 -> mul s a a) c.r1 w (to_mont p c x) e)
+  else pow_window (\_ -> mul_div p) false (\_ a : *[m]u64 -> mul_div p a a) c.r1 w x e
 
 -- ---------------------------------------------------------------------
 -- The inverse (division steps of gcd.fut).
@@ -491,9 +509,10 @@ def mod_mul [n][k][m] (cpu: bool) (method: i64) (a: [n][m]u64) (b: [n][m]u64) (m
 
 -- Odd moduli's powers `a^e mod p` one instance per thread at
 -- the constant width `w >= m` (inlined so that it is), in registers
--- (`mont_mul_fixed`): the instances and moduli are zero-extended to `w`
--- limbs, where their Montgomery constants are computed.
-local #[inline] def pow_odd_fixed [n][k][m][ke][me] (w: i64) (wb: i64) (a: [n][m]u64) (e: [ke][me]u64)
+-- (`mont_mul_fixed`; squares by `mont_sqr_fixed` with `sqr`, a literal):
+-- the instances and moduli are zero-extended to `w` limbs, where their
+-- Montgomery constants are computed.
+local #[inline] def pow_odd_fixed [n][k][m][ke][me] (w: i64) (sqr: bool) (wb: i64) (a: [n][m]u64) (e: [ke][me]u64)
                                                   (qs: [k][m]u64) (_: [k](mod_consts [m])) : [n][m]u64 =
   let xs = per_thread_split n (\i -> reduce_row (pick qs i) a[i])
   let qw = map (extend w) qs
@@ -502,7 +521,7 @@ local #[inline] def pow_odd_fixed [n][k][m][ke][me] (w: i64) (wb: i64) (a: [n][m
                                 let c = pick cw i
                                 let mul = mont_mul_fixed w p c.pinv
                                 let x = mul (extend w xs[i]) c.r2
-                                let y = pow_window (\_ -> mul) c.r1 wb x (pick e i)
+                                let y = pow_window (\_ -> mul) sqr (\_ -> mont_sqr_fixed w p c.pinv) c.r1 wb x (pick e i)
                                 in take m (mul y (one w)))
 
 -- | `a^e mod p` per instance (`ke = 1`: one exponent for the batch, or
@@ -510,20 +529,23 @@ local #[inline] def pow_odd_fixed [n][k][m][ke][me] (w: i64) (wb: i64) (a: [n][m
 -- `cpu` and `method` as for `mod_mul`.  Odd moduli up to `pow_fixed_limbs`
 -- take kernels of constant width (`pow_odd_fixed`, one for each of 4, 8,
 -- 12, 16, 24 and 32 limbs; narrower instances are zero-extended to the
--- next), unless `method` is `mont_batch`.
+-- next), unless `method` is `mont_batch`.  Their squares take
+-- `mont_sqr_fixed` at 4 and 8 limbs; wider, its unrolled code beside the
+-- product's cost more than its fewer products save (docs/modular.md).
 def powmod [n][k][m][ke][me] (cpu: bool) (method: i64) (a: [n][m]u64) (e: [ke][me]u64) (mods: [k][m]u64)
                            : ([n][m]u64, [n]u8) =
   let w = window_bits (reduce i64.max 0 (map bit_length_row e))
   let row p c i = powmod_row p c w (reduce_row p a[i]) (pick e i)
   -- The widths as literals at each call: through a local function they
-  -- would not be constants.
-  in if method != mont_batch && m <= pow_fixed_limbs && !(shared_even mods)
-     then (if m <= 4 then with_odd_moduli (pow_odd_fixed 4 w a e) row mods
-           else if m <= 8 then with_odd_moduli (pow_odd_fixed 8 w a e) row mods
-           else if m <= 12 then with_odd_moduli (pow_odd_fixed 12 w a e) row mods
-           else if m <= 16 then with_odd_moduli (pow_odd_fixed 16 w a e) row mods
-           else if m <= 24 then with_odd_moduli (pow_odd_fixed 24 w a e) row mods
-           else with_odd_moduli (pow_odd_fixed 32 w a e) row mods)
+  -- would not be constants.  The last kernel is 32 limbs wide: wider rows
+  -- would be cut.
+  in if method != mont_batch && m <= i64.min pow_fixed_limbs 32 && !(shared_even mods)
+     then (if m <= 4 then with_odd_moduli (pow_odd_fixed 4 true w a e) row mods
+           else if m <= 8 then with_odd_moduli (pow_odd_fixed 8 true w a e) row mods
+           else if m <= 12 then with_odd_moduli (pow_odd_fixed 12 false w a e) row mods
+           else if m <= 16 then with_odd_moduli (pow_odd_fixed 16 false w a e) row mods
+           else if m <= 24 then with_odd_moduli (pow_odd_fixed 24 false w a e) row mods
+           else with_odd_moduli (pow_odd_fixed 32 false w a e) row mods)
      else if batch_fits method (pow_batch_limbs cpu) mods
      then with_batch_moduli cpu (\r r1 r2 -> pow_rows cpu r r1 r2 a e) row mods
      else with_moduli true row mods : ([n][m]u64, [n]u8)
@@ -568,7 +590,7 @@ local #[inline] def modinv_fixed [n][k][m] (w: i64) (a: [n][m]u64) (mods: [k][m]
 def modinv [n][k][m] (a: [n][m]u64) (mods: [k][m]u64) : ([n][m]u64, [n]u8, [n]u8) =
   if m <= 4 then modinv_fixed 4 a mods else if m <= 8 then modinv_fixed 8 a mods
   else if m <= 16 then modinv_fixed 16 a mods else if m <= 32 then modinv_fixed 32 a mods
-  else if m <= fixed_inverse_limbs then modinv_fixed 64 a mods
+  else if m <= i64.min fixed_inverse_limbs 64 then modinv_fixed 64 a mods
   else modinv_rows a mods
 
 -- The batch route of the Montgomery forms (odd moduli only): `f` on the
