@@ -154,10 +154,11 @@ def mont_mul_fixed (w: i64) (p: [w]u64) (pinv: u64) (a: [w]u64) (b: [w]u64) : *[
       in (t with [w - 1] = s2, top2 + u64.bool (s2 < c), bs)
   in sub_if_above w p t top
 
--- | `mont_mul_fixed w p pinv a a` with about 3/4 of its products: the square's cross products `a[i]*a[j]`, `i <
--- j`, once, doubled, the squares `a[i]^2` added, then Montgomery's
--- reduction of the `2w` limbs.  Every loop is unrolled (indices constant,
--- rows in registers), so the code grows with `w^2`.
+-- | `mont_mul_fixed w p pinv a a` with about 3/4 of its products: the
+-- square's cross products `a[i]*a[j]`, `i < j`, once, doubled, the squares
+-- `a[i]^2` added, then Montgomery's reduction of the `2w` limbs.  Every
+-- loop is unrolled (indices constant, rows in registers), so the code
+-- grows with `w^2`.
 #[inline]
 def mont_sqr_fixed (w: i64) (p: [w]u64) (pinv: u64) (a: [w]u64) : *[w]u64 =
   let t =
