@@ -4,7 +4,7 @@ Moduli odd, even, powers of two, 1, 2**bits - 1 and of one limb in a wide
 type; exponents 0, 1, 2, all ones and per instance; inputs >= m; zero
 moduli; widths of 1, 2, 3, 4, 5, 8, 16 limbs and an odd bit width. The
 Montgomery operations also through each of their two routes (one instance
-per thread, batch-level products), forced, at 4 to 32 limbs.
+per thread, batch-level products), forced, at 4 to 36 limbs.
 """
 from __future__ import annotations
 
@@ -179,11 +179,14 @@ def test_montgomery_chain(backend, rng, bits):
 # The two routes of the Montgomery operations, forced through the entries' `method`
 # (futbig._kernels.MOD_*): one instance per thread, and batch-level products by the
 # multiplication ladder (the GPU's route from `mont_batch_limbs` limbs, 20 at first).
+# One instance per thread runs kernels of constant width up to `fixed_mont_limbs` (32;
+# `mod_mul` and `powmod` zero-extend 10 and 20 limbs to 12 and 24, `mont_mul` has them
+# at exactly 4, 8, 16 and 32 limbs), and the run-time width above (36).
 ROUTES = {"thread": _kernels.MOD_THREAD, "batch": _kernels.MOD_BATCH}
 
 
 @pytest.mark.parametrize("route", ROUTES)
-@pytest.mark.parametrize("limbs", [4, 10, 16, 20, 24, 32])
+@pytest.mark.parametrize("limbs", [4, 10, 16, 20, 24, 32, 36])
 def test_montgomery_routes(ctx, rng, route, limbs):
     method, m = ROUTES[route], limbs
     bits = 64 * m

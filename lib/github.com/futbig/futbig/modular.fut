@@ -485,6 +485,10 @@ local #[inline] def with_odd_moduli [n][k][m] (f: [k][m]u64 -> [k](mod_consts [m
   let odd = map (\p -> p[0] & 1 == 1) ps
   let qs = map2 (\o p -> if o then p else one m) odd ps
   let res = f qs (per_thread k (\i -> mod_consts qs[i]))
+  -- One odd modulus (the common case): nothing to recompute, and no
+  -- filter over the batch (H100, 2^28-bit batches: 171 us of a 256-bit
+  -- `mod_mul`'s 1034).
+  in if k == 1 && !(shared_even mods) then (res, zero_flags n zs) else
   let evens = filter (\i -> !(pick odd i)) (iota n)
   let fixed = map (\i -> let p = pick ps i in g p (mod_consts p) i) evens
   in (scatter (copy res) evens fixed, zero_flags n zs)
@@ -502,32 +506,61 @@ local def with_batch_moduli [n][k][m] (cpu: bool)
 -- | `a*b mod p` per instance, as `mod_add`; `cpu` and `method` choose the
 -- route of odd moduli (`mont_auto`).  Batch-level: `(aR mod p) b/R`, two
 -- Montgomery products, valid for any `a, b < R`.
+-- Odd moduli's `f p c i` for each instance `i`, one per thread at the
+-- constant width `w >= m` (inlined so that it is), rows in registers: the
+-- moduli `qs` are zero-extended to `w` limbs, where their Montgomery
+-- constants `c` are computed (`R = 2^(64w)`, which must cancel in `f`), and
+-- the results cut back to `m` limbs.
+local #[inline] def odd_fixed [n][k][m] (w: i64) (f: [w]u64 -> mod_consts [w] -> i64 -> [w]u64)
+                                        (qs: [k][m]u64) : [n][m]u64 =
+  let qw = map (extend w) qs
+  let cw = per_thread k (\j -> mod_consts qw[j])
+  in per_thread_split n (\i -> take m (f (pick qw i) (pick cw i) i))
+
+-- Odd moduli's products `a*b mod p` by `odd_fixed`: `(ab/R) R^2/R`, two
+-- calls of `mont_mul_fixed` as one loop (its unrolled code once).  The
+-- reductions of `a` and `b` (long division where `a >= p`) are in the
+-- same kernel: as a kernel of their own they cost two passes over the
+-- batch and four transpositions.
+local #[inline] def mod_mul_fixed [n][k][m] (w: i64) (a: [n][m]u64) (b: [n][m]u64)
+                                            (qs: [k][m]u64) (_: [k](mod_consts [m])) : [n][m]u64 =
+  odd_fixed w (\p c i -> (loop (x, y) = (reduce_row p (extend w a[i]), reduce_row p (extend w b[i])) for _j < 2 do
+                             (mont_mul_fixed w p c.pinv x y, c.r2)).0) qs
+
+-- | `a*b mod p` per instance, as `mod_add`; `cpu` and `method` choose the
+-- route of odd moduli (`mont_auto`).  Up to `fixed_mont_limbs` (unless
+-- `method` is `mont_batch`) kernels of constant width, one instance per
+-- thread (`mod_mul_fixed`: 4, 8, 12, 16, 24 and 32 limbs, narrower
+-- instances zero-extended to the next); above, batch-level from
+-- `mont_batch_limbs`: `(aR mod p) b/R`, two Montgomery products, valid
+-- for any `a, b < R`.
 def mod_mul [n][k][m] (cpu: bool) (method: i64) (a: [n][m]u64) (b: [n][m]u64) (mods: [k][m]u64) : ([n][m]u64, [n]u8) =
   let row p c i = mod_mul_row p c (reduce_row p a[i]) (reduce_row p b[i])
-  in if batch_fits method (mont_batch_limbs cpu) mods
+  -- The widths as literals at each call (see `powmod`).
+  in if method != mont_batch && m <= i64.min fixed_mont_limbs 32 && !(shared_even mods)
+     then (if m <= 4 then with_odd_moduli (mod_mul_fixed 4 a b) row mods
+           else if m <= 8 then with_odd_moduli (mod_mul_fixed 8 a b) row mods
+           else if m <= 12 then with_odd_moduli (mod_mul_fixed 12 a b) row mods
+           else if m <= 16 then with_odd_moduli (mod_mul_fixed 16 a b) row mods
+           else if m <= 24 then with_odd_moduli (mod_mul_fixed 24 a b) row mods
+           else with_odd_moduli (mod_mul_fixed 32 a b) row mods)
+     else if batch_fits method (mont_batch_limbs cpu) mods
      then with_batch_moduli cpu (\r _ r2 -> mont_mul_rows cpu r (mont_mul_rows cpu r a r2) b) row mods
      else with_moduli false row mods : ([n][m]u64, [n]u8)
 
--- Odd moduli's powers `a^e mod p` one instance per thread at
--- the constant width `w >= m` (inlined so that it is), in registers
--- (`mont_mul_fixed`; squares by `mont_sqr_fixed` with `sqr`, a literal):
--- the instances and moduli are zero-extended to `w` limbs, where their
--- Montgomery constants are computed.
+-- Odd moduli's powers `a^e mod p` by `odd_fixed` (`mont_mul_fixed`;
+-- squares by `mont_sqr_fixed` with `sqr`, a literal).
 local #[inline] def pow_odd_fixed [n][k][m][ke][me] (w: i64) (sqr: bool) (wb: i64) (a: [n][m]u64) (e: [ke][me]u64)
                                                   (qs: [k][m]u64) (_: [k](mod_consts [m])) : [n][m]u64 =
   let xs = per_thread_split n (\i -> reduce_row (pick qs i) a[i])
-  let qw = map (extend w) qs
-  let cw = per_thread k (\j -> mod_consts qw[j])
-  in per_thread_split n (\i -> let p = pick qw i
-                                let c = pick cw i
-                                let mul = mont_mul_fixed w p c.pinv
-                                let x = mul (extend w xs[i]) c.r2
-                                let y = pow_window (\_ -> mul) sqr (\_ -> mont_sqr_fixed w p c.pinv) c.r1 wb x (pick e i)
-                                in take m (mul y (one w)))
+  in odd_fixed w (\p c i -> let mul = mont_mul_fixed w p c.pinv
+                            let x = mul (extend w xs[i]) c.r2
+                            let y = pow_window (\_ -> mul) sqr (\_ -> mont_sqr_fixed w p c.pinv) c.r1 wb x (pick e i)
+                            in mul y (one w)) qs
 
 -- | `a^e mod p` per instance (`ke = 1`: one exponent for the batch, or
 -- `ke = n`), as `mod_add`.  The window comes from the longest exponent;
--- `cpu` and `method` as for `mod_mul`.  Odd moduli up to `pow_fixed_limbs`
+-- `cpu` and `method` as for `mod_mul`.  Odd moduli up to `fixed_mont_limbs`
 -- take kernels of constant width (`pow_odd_fixed`, one for each of 4, 8,
 -- 12, 16, 24 and 32 limbs; narrower instances are zero-extended to the
 -- next), unless `method` is `mont_batch`.  Their squares take
@@ -540,7 +573,7 @@ def powmod [n][k][m][ke][me] (cpu: bool) (method: i64) (a: [n][m]u64) (e: [ke][m
   -- The widths as literals at each call: through a local function they
   -- would not be constants.  The last kernel is 32 limbs wide: wider rows
   -- would be cut.
-  in if method != mont_batch && m <= i64.min pow_fixed_limbs 32 && !(shared_even mods)
+  in if method != mont_batch && m <= i64.min fixed_mont_limbs 32 && !(shared_even mods)
      then (if m <= 4 then with_odd_moduli (pow_odd_fixed 4 true w a e) row mods
            else if m <= 8 then with_odd_moduli (pow_odd_fixed 8 true w a e) row mods
            else if m <= 12 then with_odd_moduli (pow_odd_fixed 12 false w a e) row mods
@@ -612,10 +645,24 @@ def from_mont_batch [n][k][m] (cpu: bool) (method: i64) (a: [n][m]u64) (mods: [k
   if by_batch method (mont_batch_limbs cpu) m then batch_forms cpu (\r _ -> from_mont_rows cpu r a) mods
   else (with_moduli false (\p c i -> from_mont p c a[i]) mods : ([n][m]u64, [n]u8)).0
 
+-- Montgomery products one instance per thread at the constant width `w`,
+-- which must be `m` (`R = 2^(64m)`; inlined so that `w` is a constant).
+local #[inline] def mont_mul_exact [n][k][m] (w: i64) (a: [n][m]u64) (b: [n][m]u64) (ps: [k][m]u64) (pinvs: [k]u64)
+                                             : [n][m]u64 =
+  per_thread_split n (\i -> mont_mul_fixed w (pick ps i :> [w]u64) (pick pinvs i) (a[i] :> [w]u64) (b[i] :> [w]u64))
+  :> [n][m]u64
+
 -- | Montgomery products `a*b/R mod p` of Montgomery forms `a, b < p`,
--- odd moduli.
+-- odd moduli.  One instance per thread at the widths of 4, 8, 16 and 32
+-- limbs by kernels of constant width (`mont_mul_fixed`; `R` rules out
+-- zero-extending other widths), unless `method` is `mont_batch`.
 def mont_mul_batch [n][k][m] (cpu: bool) (method: i64) (a: [n][m]u64) (b: [n][m]u64) (mods: [k][m]u64) : [n][m]u64 =
-  if by_batch method (mont_batch_limbs cpu) m then batch_forms cpu (\r _ -> mont_mul_rows cpu r a b) mods
-  else let (ps, _) = nonzero_moduli mods
-       let pinvs = map (\p -> neg_inv64 p[0]) ps
-       in per_thread n (\i -> mont_mul (pick ps i) (pick pinvs i) a[i] b[i])
+  let (ps, _) = nonzero_moduli mods
+  let pinvs = map (\p -> neg_inv64 p[0]) ps
+  let fixed = method != mont_batch && m <= fixed_mont_limbs
+  in if fixed && m == 4 then mont_mul_exact 4 a b ps pinvs
+     else if fixed && m == 8 then mont_mul_exact 8 a b ps pinvs
+     else if fixed && m == 16 then mont_mul_exact 16 a b ps pinvs
+     else if fixed && m == 32 then mont_mul_exact 32 a b ps pinvs
+     else if by_batch method (mont_batch_limbs cpu) m then batch_forms cpu (\r _ -> mont_mul_rows cpu r a b) mods
+     else per_thread n (\i -> mont_mul (pick ps i) (pick pinvs i) a[i] b[i])

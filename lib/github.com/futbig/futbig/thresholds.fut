@@ -170,7 +170,9 @@ def max_window_bits : i64 = 6
 
 -- | Widths (limbs) from which `mod_mul`, `to_mont`, `from_mont` and
 -- `mont_mul` of odd moduli multiply whole batches by the multiplication
--- ladder instead of one instance per thread.  H200, 2026-11-26, `mod_mul`
+-- ladder instead of one instance per thread (`mod_mul` only above
+-- `fixed_mont_limbs`, `mont_mul` except at 4, 8, 16 and 32 limbs: their
+-- kernels of constant width come first).  H200, 2026-11-26, `mod_mul`
 -- per 2^26-bit batch, per thread / batch-level: 1024 bits 585 / 977 us,
 -- 2048 bits 1429 / 1237, 4096 bits 5641 / 2186 (H100, 2026-11-25, before
 -- the per-thread map had its attribute, modular.fut's `per_thread`: 1669
@@ -192,15 +194,17 @@ def mont_batch_limbs (cpu: bool) : i64 = if cpu then i64.highest else 20
 -- a CPU.
 def pow_batch_limbs (cpu: bool) : i64 = if cpu then i64.highest else 32
 
--- | Widths (limbs) up to which `powmod` of odd moduli runs one instance
--- per thread at a constant width (modular.fut's `pow_odd_fixed`, rows in
--- registers), on every backend and ahead of the batch-level route.  H100,
+-- | Widths (limbs) up to which `powmod` and `mod_mul` of odd moduli run
+-- one instance per thread at a constant width (modular.fut's
+-- `odd_fixed`, rows in registers), on every backend and ahead of the
+-- batch-level route (so `mont_batch_limbs` and `pow_batch_limbs` take
+-- effect above it).  `powmod`: H100,
 -- 2026-11-26, `futhark bench`, 2^26-bit batches, shared modulus and
 -- full-width exponent, ms per batch, constant width / width known at run
 -- time: 512 bits 14.6 / 37.3, 1024 bits 55.4 / 157.7, 2048 bits 217.7 /
 -- 995.4 (batch-level at 2048 bits on an H200: 793).  Wider kernels
 -- (64 limbs) not measured.
-def pow_fixed_limbs : i64 = 32
+def fixed_mont_limbs : i64 = 32
 
 -- | Widths (limbs) up to which `modinv` runs at a constant width (4, 8,
 -- 16, 32 or 64 limbs; narrower instances zero-extended to the next).
