@@ -202,8 +202,11 @@ def pow_batch_limbs (cpu: bool) : i64 = if cpu then i64.highest else 32
 -- 2026-11-26, `futhark bench`, 2^26-bit batches, shared modulus and
 -- full-width exponent, ms per batch, constant width / width known at run
 -- time: 512 bits 14.6 / 37.3, 1024 bits 55.4 / 157.7, 2048 bits 217.7 /
--- 995.4 (batch-level at 2048 bits on an H200: 793).  Wider kernels
--- (64 limbs) not measured.
+-- 995.4 (batch-level at 2048 bits on an H200: 793).  `mod_mul`: H100,
+-- 2026-11-26, 2^28-bit batches, shared modulus, us per batch, constant
+-- width / batch-level / run-time width per thread: 1024 bits 1115 / 3133
+-- / 1518, 2048 bits 1574 / 3595 / 3717.  Wider kernels (64 limbs) not
+-- measured.
 def fixed_mont_limbs : i64 = 32
 
 -- | Widths (limbs) up to which `modinv` runs at a constant width (4, 8,
