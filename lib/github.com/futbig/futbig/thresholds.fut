@@ -205,8 +205,9 @@ def pow_batch_limbs (cpu: bool) : i64 = if cpu then i64.highest else 32
 -- 995.4 (batch-level at 2048 bits on an H200: 793).  `mod_mul`: H100,
 -- 2026-11-26, 2^28-bit batches, shared modulus, us per batch, constant
 -- width / batch-level / run-time width per thread: 1024 bits 1115 / 3133
--- / 1518, 2048 bits 1574 / 3595 / 3717.  Wider kernels (64 limbs) not
--- measured.
+-- / 1518, 2048 bits 1574 / 3595 / 3717 (batch-level still with the
+-- filter for even moduli, 250-520 us of it).  Wider kernels (64 limbs)
+-- not measured.
 def fixed_mont_limbs : i64 = 32
 
 -- | Widths (limbs) up to which `modinv` runs at a constant width (4, 8,
