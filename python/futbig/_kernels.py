@@ -379,10 +379,10 @@ def mod_sub(ctx: Context, a: Device, b: Device, mods: Device) -> tuple[Device, D
 
 
 #: ``method`` of ``mod_mul``, ``powmod``, ``to_mont``, ``from_mont`` and ``mont_mul``
-#: (odd moduli): the library's choice (batch-level products from
-#: ``mont_batch_limbs`` in lib/github.com/futbig/futbig/thresholds.fut, on the GPU only), one
-#: instance per thread, or batch-level Montgomery products built from the
-#: multiplication ladder (forced by tests and benchmarks).
+#: (odd moduli): the library's choice (kernels of constant width up to ``fixed_mont_limbs``,
+#: batch-level products from ``mont_batch_limbs`` above, on the GPU only; both in
+#: lib/github.com/futbig/futbig/thresholds.fut), one instance per thread, or batch-level
+#: Montgomery products built from the multiplication ladder (forced by tests and benchmarks).
 MOD_AUTO, MOD_THREAD, MOD_BATCH = 0, 1, 2
 
 
