@@ -503,9 +503,6 @@ local def with_batch_moduli [n][k][m] (cpu: bool)
                                (spread n (map (.r1) cs)) (spread n (map (.r2) cs)))
                   g mods
 
--- | `a*b mod p` per instance, as `mod_add`; `cpu` and `method` choose the
--- route of odd moduli (`mont_auto`).  Batch-level: `(aR mod p) b/R`, two
--- Montgomery products, valid for any `a, b < R`.
 -- Odd moduli's `f p c i` for each instance `i`, one per thread at the
 -- constant width `w >= m` (inlined so that it is), rows in registers: the
 -- moduli `qs` are zero-extended to `w` limbs, where their Montgomery
