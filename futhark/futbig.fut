@@ -177,17 +177,20 @@ entry mod_sub [n][k][m] (a: [n][m]u64) (b: [n][m]u64) (mods: [k][m]u64) : ([n][m
 -- for even `p`.  `cpu` is true on the `c` and `multicore` backends;
 -- `method` (odd moduli): 0 the library's choice, 1 one instance per
 -- thread, 2 batch-level products by the multiplication ladder (for tests
--- and benchmarks; a shared even modulus stays per thread).
-entry mod_mul [n][k][m] (cpu: bool) (method: i64) (a: [n][m]u64) (b: [n][m]u64) (mods: [k][m]u64)
+-- and benchmarks; a shared even modulus stays per thread).  `one_odd`:
+-- the caller knows that `mods` is one odd modulus (`k = 1`), so the
+-- device does not check it (the check is a read that waits for the
+-- device); false is always correct.
+entry mod_mul [n][k][m] (cpu: bool) (method: i64) (one_odd: bool) (a: [n][m]u64) (b: [n][m]u64) (mods: [k][m]u64)
                       : ([n][m]u64, [n]u8) =
-  Modular.mod_mul cpu method a b mods
+  Modular.mod_mul cpu method one_odd a b mods
 
 -- | `(a^e mod p, zero)`; exponents `e` are `[ke][me]u64`, `ke = 1` (one
--- for the batch) or `ke = n`, of any width `me`; `cpu` and `method` as
--- for `mod_mul`.
-entry powmod [n][k][m][ke][me] (cpu: bool) (method: i64) (a: [n][m]u64) (e: [ke][me]u64) (mods: [k][m]u64)
+-- for the batch) or `ke = n`, of any width `me`; `cpu`, `method` and
+-- `one_odd` as for `mod_mul`.
+entry powmod [n][k][m][ke][me] (cpu: bool) (method: i64) (one_odd: bool) (a: [n][m]u64) (e: [ke][me]u64) (mods: [k][m]u64)
                              : ([n][m]u64, [n]u8) =
-  Modular.powmod cpu method a e mods
+  Modular.powmod cpu method one_odd a e mods
 
 -- | `gcd(a, b)` (binary), `gcd(0, 0) = 0`.
 entry gcd [n][m] (a: [n][m]u64) (b: [n][m]u64) : [n][m]u64 = Modular.gcd a b

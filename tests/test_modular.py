@@ -197,14 +197,15 @@ def test_montgomery_routes(ctx, rng, route, limbs):
     a_ints, b_ints = values(rng, n, bits, ms), values(rng, n, bits, ms[::-1])  # some >= their modulus
     a, b = dev(a_ints), dev(b_ints)
     shared = [rng.getrandbits(bits) | 1 | 1 << (bits - 1), mask(bits), rng.getrandbits(64) | 1, 1, 6]
-    for ps in [ms] + [[p] for p in shared]:
-        got, _ = _kernels.mod_mul(ctx, a, b, dev(ps), method)
+    # One odd modulus both told (`one_odd`: the device does not check it) and checked on the device.
+    for ps, one_odd in [(ms, False)] + [([p], hint) for p in shared for hint in [False] + [True] * (p % 2)]:
+        got, _ = _kernels.mod_mul(ctx, a, b, dev(ps), method, one_odd)
         assert back(got) == [x * y % ps[i % len(ps)] for i, (x, y) in enumerate(zip(a_ints, b_ints))], ps
     # Per-instance exponents of 256 bits at most (a batch-level power costs about 1.2 products per
     # bit of the longest exponent, each a few kernels): lengths differ, all ones among them.
     es = [0, 1, mask(256), rng.getrandbits(256)] + [rng.getrandbits(rng.randint(1, 256)) for _ in range(n - 4)]
-    for ps in (ms, shared[:1], shared[1:2]):
-        got, _ = _kernels.powmod(ctx, a, dev(es, 4), dev(ps), method)
+    for ps, one_odd in ((ms, False), (shared[:1], True), (shared[1:2], False)):
+        got, _ = _kernels.powmod(ctx, a, dev(es, 4), dev(ps), method, one_odd)
         assert back(got) == [int(gmpy2.powmod(x, e, ps[i % len(ps)])) for i, (x, e) in enumerate(zip(a_ints, es))], ps
     for e in (0, 1, mask(64)):  # one exponent for the batch, one-limb modulus in the wide dtype
         got, _ = _kernels.powmod(ctx, a, dev([e], 4), dev(shared[2:3]), method)

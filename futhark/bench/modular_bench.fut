@@ -26,4 +26,4 @@ entry modinv_bench [n][k][m] (a: [n][m]u64) (_: [n][m]u64) (mods: [k][m]u64) : (
   modinv a mods
 
 entry powmod_bench [n][k][m] (a: [n][m]u64) (b: [n][m]u64) (mods: [k][m]u64) : ([n][m]u64, [n]u8) =
-  powmod false mont_auto a [b[0]] mods
+  powmod false mont_auto true a [b[0]] mods

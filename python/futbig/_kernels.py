@@ -386,14 +386,20 @@ def mod_sub(ctx: Context, a: Device, b: Device, mods: Device) -> tuple[Device, D
 MOD_AUTO, MOD_THREAD, MOD_BATCH = 0, 1, 2
 
 
-def mod_mul(ctx: Context, a: Device, b: Device, mods: Device, method: int = MOD_AUTO) -> tuple[Device, Device]:
-    """``(a * b mod p, zero [n]u8)``: Montgomery for odd ``p`` (route by ``method``), long division for even ``p``."""
-    return ctx.call("mod_mul", ON_CPU[ctx.name], method, a, b, mods)
+def mod_mul(ctx: Context, a: Device, b: Device, mods: Device, method: int = MOD_AUTO,
+            one_odd: bool = False) -> tuple[Device, Device]:
+    """``(a * b mod p, zero [n]u8)``: Montgomery for odd ``p`` (route by ``method``), long division for even ``p``.
+
+    ``one_odd``: ``mods`` is known to be one odd modulus (a Python int), so the
+    device does not check it (a read that would wait for the device)."""
+    return ctx.call("mod_mul", ON_CPU[ctx.name], method, one_odd, a, b, mods)
 
 
-def powmod(ctx: Context, a: Device, e: Device, mods: Device, method: int = MOD_AUTO) -> tuple[Device, Device]:
-    """``(a ** e mod p, zero [n]u8)``; ``e`` has one row or one per instance, of any width."""
-    return ctx.call("powmod", ON_CPU[ctx.name], method, a, e, mods)
+def powmod(ctx: Context, a: Device, e: Device, mods: Device, method: int = MOD_AUTO,
+           one_odd: bool = False) -> tuple[Device, Device]:
+    """``(a ** e mod p, zero [n]u8)``; ``e`` has one row or one per instance, of any width; ``one_odd`` as for
+    :func:`mod_mul`."""
+    return ctx.call("powmod", ON_CPU[ctx.name], method, one_odd, a, e, mods)
 
 
 def gcd(ctx: Context, a: Device, b: Device) -> Device:

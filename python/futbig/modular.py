@@ -75,7 +75,7 @@ def mod_mul(a: Any, b: Any, m: Any) -> Array:
     ...     2**190 % (2**127 - 1), 3 * 2**90]
     True
     """
-    return _binary("mod_mul", _kernels.mod_mul, a, b, m)
+    return _binary("mod_mul", _kernels.mod_mul, a, b, m, one_odd=_one_odd(m))
 
 
 def mod_sqr(a: Any, m: Any) -> Array:
@@ -85,7 +85,7 @@ def mod_sqr(a: Any, m: Any) -> Array:
     >>> fb.mod_sqr(fb.array([12, 13], bits=64), 10).to_ints()
     [4, 9]
     """
-    return _binary("mod_sqr", _kernels.mod_mul, a, a, m)
+    return _binary("mod_sqr", _kernels.mod_mul, a, a, m, one_odd=_one_odd(m))
 
 
 def powmod(a: Any, e: Any, m: Any) -> Array:
@@ -127,7 +127,7 @@ def powmod(a: Any, e: Any, m: Any) -> Array:
             a = _broadcast(a, ea._n)  # then the moduli are one row too
         ctx = a._ctx
         e_dev = ea._data
-    result, zero = _kernels.powmod(ctx, a._data, e_dev, mods)
+    result, zero = _kernels.powmod(ctx, a._data, e_dev, mods, one_odd=_one_odd(m))
     _raise_zero(ctx, zero, a._n, m)
     return a._like(result)
 
@@ -302,8 +302,13 @@ def _raise_zero(ctx: Any, zero: Device, n: int, m: Any) -> None:
         f"division by zero: the modulus at index {i} is 0 ({count} of {n} moduli are zero)"))
 
 
-def _binary(what: str, kernel: Callable[..., tuple[Device, Device]], a: Any, b: Any, m: Any) -> Array:
+def _one_odd(m: Any) -> bool:
+    """Whether the modulus ``m`` is one odd Python int (then the kernels need not check it on the device)."""
+    return operand_kind(m) == "scalar" and operator.index(m) % 2 == 1
+
+
+def _binary(what: str, kernel: Callable[..., tuple[Device, Device]], a: Any, b: Any, m: Any, **options: Any) -> Array:
     a, b, mods, _ = _arrays(what, a, b, m)
-    result, zero = kernel(a._ctx, a._data, b._data, mods)
+    result, zero = kernel(a._ctx, a._data, b._data, mods, **options)
     _raise_zero(a._ctx, zero, a._n, m)
     return a._like(result)

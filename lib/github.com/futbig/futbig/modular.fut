@@ -14,6 +14,7 @@ import "limbs"
 import "div"
 import "thresholds"
 import "gcd"
+import "blocks"
 
 -- ---------------------------------------------------------------------
 -- Sequential helpers on one instance's limbs.
@@ -469,25 +470,31 @@ local def shared_even [k][m] (mods: [k][m]u64) : bool =
   k == 1 && mods[0, 0] & 1 == 0 && !(zero_row mods[0])
 
 -- Whether the batch route computes mod_mul and powmod: not for a shared
--- even modulus (all of its instances would be recomputed per thread).
-local def batch_fits [k][m] (method: i64) (from: i64) (mods: [k][m]u64) : bool =
-  by_batch method from m && !(shared_even mods)
+-- even modulus (all of its instances would be recomputed per thread);
+-- with `one_odd` (`with_odd_moduli`) without reading the modulus.
+local def batch_fits [k][m] (one_odd: bool) (method: i64) (from: i64) (mods: [k][m]u64) : bool =
+  by_batch method from m && (one_odd || !(shared_even mods))
 
 -- `with_moduli` for routes that serve odd moduli only: `f` computes all
 -- instances from the odd moduli (even ones replaced by 1) and their
 -- constants; the instances with an even modulus are then recomputed one
 -- per thread by `g`, as in `with_moduli` (only those, gathered and
--- scattered back).
-local #[inline] def with_odd_moduli [n][k][m] (f: [k][m]u64 -> [k](mod_consts [m]) -> [n][m]u64)
+-- scattered back; for one shared even modulus, all of them).  `one_odd`:
+-- the caller knows that the moduli are one odd modulus, so nothing is
+-- checked.  Each check that decides a branch is a read by the host that
+-- waits for the device (H100, 256-bit `mod_mul`: four reads, 60 us of
+-- kernel time and the gaps they leave between kernels).
+local #[inline] def with_odd_moduli [n][k][m] (one_odd: bool) (f: [k][m]u64 -> [k](mod_consts [m]) -> [n][m]u64)
                                     (g: [m]u64 -> mod_consts [m] -> i64 -> [m]u64)
                                     (mods: [k][m]u64) : ([n][m]u64, [n]u8) =
+  let odd_only (ps: [k][m]u64) : [k][m]u64 = map (\(p: [m]u64) : [m]u64 -> if p[0] & 1 == 1 then p else one m) ps
+  let qs = if one_odd then mods else odd_only (nonzero_moduli mods).0
+  let res = f qs (per_thread k (\i -> mod_consts qs[i]))
+  in if one_odd then (res, replicate n 0) else
   let (ps, zs) = nonzero_moduli mods
   let odd = map (\p -> p[0] & 1 == 1) ps
-  let qs = map2 (\o p -> if o then p else one m) odd ps
-  let res = f qs (per_thread k (\i -> mod_consts qs[i]))
-  -- One odd modulus (the common case): nothing to recompute, and no
-  -- filter over the batch (H100, 2^28-bit batches: 171 us of a 256-bit
-  -- `mod_mul`'s 1034).
+  -- One odd modulus: nothing to recompute, and no filter over the batch
+  -- (H100, 2^28-bit batches: 171 us of a 256-bit `mod_mul`'s 1034).
   in if k == 1 && !(shared_even mods) then (res, zero_flags n zs) else
   let evens = filter (\i -> !(pick odd i)) (iota n)
   let fixed = map (\i -> let p = pick ps i in g p (mod_consts p) i) evens
@@ -495,11 +502,11 @@ local #[inline] def with_odd_moduli [n][k][m] (f: [k][m]u64 -> [k](mod_consts [m
 
 -- `with_odd_moduli` on the batch route: `f` gets the odd moduli as rows
 -- of the batch with `R mod p` and `R^2 mod p` as rows.
-local def with_batch_moduli [n][k][m] (cpu: bool)
+local def with_batch_moduli [n][k][m] (cpu: bool) (one_odd: bool)
                                       (f: mont_rows [n][m] -> [n][m]u64 -> [n][m]u64 -> [n][m]u64)
                                       (g: [m]u64 -> mod_consts [m] -> i64 -> [m]u64)
                                       (mods: [k][m]u64) : ([n][m]u64, [n]u8) =
-  with_odd_moduli (\qs cs -> f {p = spread n qs, pinv = spread n (inv_rows cpu qs)}
+  with_odd_moduli one_odd (\qs cs -> f {p = spread n qs, pinv = spread n (inv_rows cpu qs)}
                                (spread n (map (.r1) cs)) (spread n (map (.r2) cs)))
                   g mods
 
@@ -514,71 +521,106 @@ local #[inline] def odd_fixed [n][k][m] (w: i64) (f: [w]u64 -> mod_consts [w] ->
   let cw = per_thread k (\j -> mod_consts qw[j])
   in per_thread_split n (\i -> take m (f (pick qw i) (pick cw i) i))
 
--- Odd moduli's products `a*b mod p` by `odd_fixed`: `(ab/R) R^2/R`, two
--- calls of `mont_mul_fixed` as one loop (its unrolled code once).  The
--- reductions of `a` and `b` (long division where `a >= p`) are in the
--- same kernel: as a kernel of their own they cost two passes over the
--- batch and four transpositions.
+-- `f row x y` for each instance, `x` and `y` its rows of `a` and `b`
+-- zero-extended to the constant width `w >= m` (inlined so that it is),
+-- one instance per thread (`row ()` its index), the rows read in place
+-- from flat arrays; results cut back to `m` limbs.  Up to
+-- `mont_block_limbs` through blocks.fut's `thread_map`, which writes the
+-- results out through shared memory; wider, by `per_thread_split`.  A map
+-- over the rows `a[i]` transposes them to and from a column layout (H100,
+-- 2^28-bit batches, 256-bit `mod_mul`: seven transpositions, 168 us of
+-- 847).  In `thread_map`'s block kernel the instance's arrays are kept in
+-- shared memory (about 30 rows of `w` limbs a thread for `mod_mul`: from
+-- 12 limbs more than a block of 128 instances may have).
+local #[inline] def thread_pairs [n][m] (w: i64) (f: (() -> i64) -> [w]u64 -> [w]u64 -> [w]u64)
+                                        (a: [n][m]u64) (b: [n][m]u64) : [n][m]u64 =
+  let af = opaque (flatten a)
+  let bf = opaque (flatten b)
+  let row_of (xf: [n*m]u64) (row: () -> i64) : [w]u64 =
+    #[unroll] loop y = replicate w 0 for j < w do y with [j] = if j < m then #[unsafe] xf[row () * m + j] else 0
+  let each row = f row (row_of af row) (row_of bf row)
+  in if w <= mont_block_limbs
+     then let rs = thread_map n thread_mul_instances each flatten |> unblock n w
+          in if m == w then rs :> [n][m]u64 else map (take m) rs
+     else per_thread_split n (\i -> take m (each (\() -> i)))
+
+-- Odd moduli's products `a*b mod p` at the constant width `w >= m`
+-- (`thread_pairs`): `(ab/R) R^2/R`, two calls of `mont_mul_fixed` as one
+-- loop (its unrolled code once).  The inputs need no reduction: CIOS keeps
+-- `t < a + p` for any `a < R`, so for `a, b < R` the first product is `T <
+-- R + p` and its one conditional subtraction leaves `x < R` (congruent);
+-- the second, `x R^2/R` with `R^2 mod p < p`, is `< 2p` before and `< p`
+-- after its subtraction.  The moduli are zero-extended to `w` limbs,
+-- where their constants are computed.
 local #[inline] def mod_mul_fixed [n][k][m] (w: i64) (a: [n][m]u64) (b: [n][m]u64)
                                             (qs: [k][m]u64) (_: [k](mod_consts [m])) : [n][m]u64 =
-  odd_fixed w (\p c i -> (loop (x, y) = (reduce_row p (extend w a[i]), reduce_row p (extend w b[i])) for _j < 2 do
-                             (mont_mul_fixed w p c.pinv x y, c.r2)).0) qs
+  let qw = map (extend w) qs
+  let cw = per_thread k (\j -> mod_consts qw[j])
+  in thread_pairs w (\row x y -> let p = pick qw (row ())
+                                  let c = pick cw (row ())
+                                  in (loop (x, y) = (x, y) for _j < 2 do
+                                        (mont_mul_fixed w p c.pinv x y, c.r2)).0) a b
 
 -- | `a*b mod p` per instance, as `mod_add`; `cpu` and `method` choose the
--- route of odd moduli (`mont_auto`).  Up to `fixed_mont_limbs` (unless
--- `method` is `mont_batch`) kernels of constant width, one instance per
--- thread (`mod_mul_fixed`: 4, 8, 12, 16, 24 and 32 limbs, narrower
--- instances zero-extended to the next); above, batch-level from
--- `mont_batch_limbs`: `(aR mod p) b/R`, two Montgomery products, valid
--- for any `a, b < R`.
-def mod_mul [n][k][m] (cpu: bool) (method: i64) (a: [n][m]u64) (b: [n][m]u64) (mods: [k][m]u64) : ([n][m]u64, [n]u8) =
+-- route of odd moduli (`mont_auto`); `one_odd` says that the moduli are
+-- known to be one odd modulus (`k = 1`), which then is not read on the
+-- host.  Up to `fixed_mont_limbs` (unless `method` is `mont_batch`)
+-- kernels of constant width, one instance per thread (`mod_mul_fixed`: 4,
+-- 8, 12, 16, 24 and 32 limbs, narrower instances zero-extended to the
+-- next); above, batch-level from `mont_batch_limbs`: `(aR mod p) b/R`,
+-- two Montgomery products, valid for any `a, b < R`.
+def mod_mul [n][k][m] (cpu: bool) (method: i64) (one_odd: bool) (a: [n][m]u64) (b: [n][m]u64) (mods: [k][m]u64) : ([n][m]u64, [n]u8) =
   let row p c i = mod_mul_row p c (reduce_row p a[i]) (reduce_row p b[i])
   -- The widths as literals at each call (see `powmod`).
-  in if method != mont_batch && m <= i64.min fixed_mont_limbs 32 && !(shared_even mods)
-     then (if m <= 4 then with_odd_moduli (mod_mul_fixed 4 a b) row mods
-           else if m <= 8 then with_odd_moduli (mod_mul_fixed 8 a b) row mods
-           else if m <= 12 then with_odd_moduli (mod_mul_fixed 12 a b) row mods
-           else if m <= 16 then with_odd_moduli (mod_mul_fixed 16 a b) row mods
-           else if m <= 24 then with_odd_moduli (mod_mul_fixed 24 a b) row mods
-           else with_odd_moduli (mod_mul_fixed 32 a b) row mods)
-     else if batch_fits method (mont_batch_limbs cpu) mods
-     then with_batch_moduli cpu (\r _ r2 -> mont_mul_rows cpu r (mont_mul_rows cpu r a r2) b) row mods
+  in if method != mont_batch && m <= i64.min fixed_mont_limbs 32
+     then (if m <= 4 then with_odd_moduli one_odd (mod_mul_fixed 4 a b) row mods
+           else if m <= 8 then with_odd_moduli one_odd (mod_mul_fixed 8 a b) row mods
+           else if m <= 12 then with_odd_moduli one_odd (mod_mul_fixed 12 a b) row mods
+           else if m <= 16 then with_odd_moduli one_odd (mod_mul_fixed 16 a b) row mods
+           else if m <= 24 then with_odd_moduli one_odd (mod_mul_fixed 24 a b) row mods
+           else with_odd_moduli one_odd (mod_mul_fixed 32 a b) row mods)
+     else if batch_fits one_odd method (mont_batch_limbs cpu) mods
+     then with_batch_moduli cpu one_odd (\r _ r2 -> mont_mul_rows cpu r (mont_mul_rows cpu r a r2) b) row mods
      else with_moduli false row mods : ([n][m]u64, [n]u8)
 
 -- Odd moduli's powers `a^e mod p` by `odd_fixed` (`mont_mul_fixed`;
--- squares by `mont_sqr_fixed` with `sqr`, a literal).
+-- squares by `mont_sqr_fixed` with `sqr`, a literal).  `a` needs no
+-- reduction: its Montgomery form `a R^2/R` is `< 2p` before the product's
+-- subtraction for any `a < R` (see `mod_mul_fixed`).
 local #[inline] def pow_odd_fixed [n][k][m][ke][me] (w: i64) (sqr: bool) (wb: i64) (a: [n][m]u64) (e: [ke][me]u64)
                                                   (qs: [k][m]u64) (_: [k](mod_consts [m])) : [n][m]u64 =
-  let xs = per_thread_split n (\i -> reduce_row (pick qs i) a[i])
-  in odd_fixed w (\p c i -> let mul = mont_mul_fixed w p c.pinv
-                            let x = mul (extend w xs[i]) c.r2
-                            let y = pow_window (\_ -> mul) sqr (\_ -> mont_sqr_fixed w p c.pinv) c.r1 wb x (pick e i)
-                            in mul y (one w)) qs
+  odd_fixed w (\p c i -> let mul = mont_mul_fixed w p c.pinv
+                         let x = mul (extend w a[i]) c.r2
+                         let y = pow_window (\_ -> mul) sqr (\_ -> mont_sqr_fixed w p c.pinv) c.r1 wb x (pick e i)
+                         in mul y (one w)) qs
 
 -- | `a^e mod p` per instance (`ke = 1`: one exponent for the batch, or
 -- `ke = n`), as `mod_add`.  The window comes from the longest exponent;
--- `cpu` and `method` as for `mod_mul`.  Odd moduli up to `fixed_mont_limbs`
--- take kernels of constant width (`pow_odd_fixed`, one for each of 4, 8,
--- 12, 16, 24 and 32 limbs; narrower instances are zero-extended to the
--- next), unless `method` is `mont_batch`.  Their squares take
--- `mont_sqr_fixed` at 4 and 8 limbs; wider, its unrolled code beside the
--- product's cost more than its fewer products save (docs/modular.md).
-def powmod [n][k][m][ke][me] (cpu: bool) (method: i64) (a: [n][m]u64) (e: [ke][me]u64) (mods: [k][m]u64)
+-- `cpu`, `method` and `one_odd` as for `mod_mul`.  Odd moduli up to
+-- `fixed_mont_limbs` take kernels of constant width (`pow_odd_fixed`, one
+-- for each of 4, 8, 12, 16, 24 and 32 limbs; narrower instances are
+-- zero-extended to the next), unless `method` is `mont_batch`.  Their
+-- squares take `mont_sqr_fixed` at 4 and 8 limbs; wider, its unrolled
+-- code beside the product's cost more than its fewer products save
+-- (docs/modular.md).  A shared even modulus skips those kernels (unlike
+-- `mod_mul`, where their cost is small beside the read that decides it):
+-- every instance would be recomputed per thread.
+def powmod [n][k][m][ke][me] (cpu: bool) (method: i64) (one_odd: bool) (a: [n][m]u64) (e: [ke][me]u64) (mods: [k][m]u64)
                            : ([n][m]u64, [n]u8) =
   let w = window_bits (reduce i64.max 0 (map bit_length_row e))
   let row p c i = powmod_row p c w (reduce_row p a[i]) (pick e i)
   -- The widths as literals at each call: through a local function they
   -- would not be constants.  The last kernel is 32 limbs wide: wider rows
   -- would be cut.
-  in if method != mont_batch && m <= i64.min fixed_mont_limbs 32 && !(shared_even mods)
-     then (if m <= 4 then with_odd_moduli (pow_odd_fixed 4 true w a e) row mods
-           else if m <= 8 then with_odd_moduli (pow_odd_fixed 8 true w a e) row mods
-           else if m <= 12 then with_odd_moduli (pow_odd_fixed 12 false w a e) row mods
-           else if m <= 16 then with_odd_moduli (pow_odd_fixed 16 false w a e) row mods
-           else if m <= 24 then with_odd_moduli (pow_odd_fixed 24 false w a e) row mods
-           else with_odd_moduli (pow_odd_fixed 32 false w a e) row mods)
-     else if batch_fits method (pow_batch_limbs cpu) mods
-     then with_batch_moduli cpu (\r r1 r2 -> pow_rows cpu r r1 r2 a e) row mods
+  in if method != mont_batch && m <= i64.min fixed_mont_limbs 32 && (one_odd || !(shared_even mods))
+     then (if m <= 4 then with_odd_moduli one_odd (pow_odd_fixed 4 true w a e) row mods
+           else if m <= 8 then with_odd_moduli one_odd (pow_odd_fixed 8 true w a e) row mods
+           else if m <= 12 then with_odd_moduli one_odd (pow_odd_fixed 12 false w a e) row mods
+           else if m <= 16 then with_odd_moduli one_odd (pow_odd_fixed 16 false w a e) row mods
+           else if m <= 24 then with_odd_moduli one_odd (pow_odd_fixed 24 false w a e) row mods
+           else with_odd_moduli one_odd (pow_odd_fixed 32 false w a e) row mods)
+     else if batch_fits one_odd method (pow_batch_limbs cpu) mods
+     then with_batch_moduli cpu one_odd (\r r1 r2 -> pow_rows cpu r r1 r2 a e) row mods
      else with_moduli true row mods : ([n][m]u64, [n]u8)
 
 -- | `gcd(a, b)` per instance.
@@ -643,11 +685,11 @@ def from_mont_batch [n][k][m] (cpu: bool) (method: i64) (a: [n][m]u64) (mods: [k
   else (with_moduli false (\p c i -> from_mont p c a[i]) mods : ([n][m]u64, [n]u8)).0
 
 -- Montgomery products one instance per thread at the constant width `w`,
--- which must be `m` (`R = 2^(64m)`; inlined so that `w` is a constant).
+-- which must be `m` (`R = 2^(64m)`; inlined so that `w` is a constant), by
+-- `thread_pairs`.
 local #[inline] def mont_mul_exact [n][k][m] (w: i64) (a: [n][m]u64) (b: [n][m]u64) (ps: [k][m]u64) (pinvs: [k]u64)
                                              : [n][m]u64 =
-  per_thread_split n (\i -> mont_mul_fixed w (pick ps i :> [w]u64) (pick pinvs i) (a[i] :> [w]u64) (b[i] :> [w]u64))
-  :> [n][m]u64
+  thread_pairs w (\row x y -> mont_mul_fixed w (pick ps (row ()) :> [w]u64) (pick pinvs (row ())) x y) a b
 
 -- | Montgomery products `a*b/R mod p` of Montgomery forms `a, b < p`,
 -- odd moduli.  One instance per thread at the widths of 4, 8, 16 and 32

@@ -12,7 +12,7 @@ import "testing"
 -- input { [[3u64], [2u64], [5u64], [9u64]] [[5u64], [10u64], [0u64], [2u64]] [[7u64], [1000u64], [1u64], [0u64]] }
 -- output { [[5u64], [24u64], [0u64], [0u64]] [0u8, 0u8, 0u8, 1u8] }
 entry test_powmod_small [n][k][m][ke][me] (a: [n][m]u64) (e: [ke][me]u64) (mods: [k][m]u64) =
-  powmod true mont_auto a e mods
+  powmod true mont_auto false a e mods
 
 -- 3^-1 mod 7 = 5, 3^-1 mod 8 = 3, 2 mod 4 has none, 0 mod 1 gives 0.
 -- ==
@@ -60,8 +60,8 @@ entry test_mod_mul (seed: u64) (n: i64) (m: i64) (bits: i64) : bool =
   let b = gen (seed + 100) n m bits
   let p = moduli (seed + 200) n m bits
   let ref ps = map3 (\x y p -> ref_mulmod p (ref_mod p x) (ref_mod p y)) a b ps
-  in all_eq (mod_mul true mont_auto a b p).0 (ref p)
-     && all_eq (mod_mul true mont_auto a b p[:1]).0 (ref (replicate n p[0]))
+  in all_eq (mod_mul true mont_auto false a b p).0 (ref p)
+     && all_eq (mod_mul true mont_auto false a b p[:1]).0 (ref (replicate n p[0]))
 
 entry test_mod_add_sub (seed: u64) (n: i64) (m: i64) (bits: i64) : bool =
   let a = gen seed n m bits
@@ -78,7 +78,7 @@ entry test_powmod (seed: u64) (n: i64) (m: i64) (bits: i64) : bool =
   let ref = map3 (\x e p -> let x = ref_mod p x
                             in loop r = ref_mod p (tabulate m (\j -> u64.bool (j == 0)))
                                for _i < i64.u64 e[0] do ref_mulmod p r x) a es p
-  in all_eq (powmod true mont_auto a es p).0 ref
+  in all_eq (powmod true mont_auto false a es p).0 ref
 
 entry test_modinv (seed: u64) (n: i64) (m: i64) (bits: i64) : bool =
   let a = gen seed n m bits
@@ -140,12 +140,14 @@ entry test_mont_routes (seed: u64) (n: i64) (m: i64) (bits: i64) : bool =
     in loop r = ref_mod p (tabulate m (\j -> u64.bool (j == 0))) for _i < i64.u64 e do ref_mulmod p r x
   let row [k] (ps: [k][m]u64) i = if k == 1 then ps[0] else ps[i]
   let check method =
-    let mm [k] (ps: [k][m]u64) =
-      all_eq (mod_mul true method a b ps).0
+    -- `one_odd` (the modulus is not read on the host) where given, and
+    -- the device's check with one odd modulus too (`[ones]`).
+    let mm [k] (one_odd: bool) (ps: [k][m]u64) =
+      all_eq (mod_mul true method one_odd a b ps).0
              (tabulate n (\i -> let p = row ps i in ref_mulmod p (ref_mod p a[i]) (ref_mod p b[i])))
-    let pw [k] (ps: [k][m]u64) =
-      all_eq (powmod true method a es ps).0 (tabulate n (\i -> ref_pow a[i] es[i, 0] (row ps i)))
+    let pw [k] (one_odd: bool) (ps: [k][m]u64) =
+      all_eq (powmod true method one_odd a es ps).0 (tabulate n (\i -> ref_pow a[i] es[i, 0] (row ps i)))
     let forms = from_mont_batch true method (to_mont_batch true method a odd) odd
-    in mm p && mm odd && mm [ones] && pw p && pw odd && pw [ones]
+    in mm false p && mm true odd && mm false [ones] && pw false p && pw true odd && pw false [ones]
        && all_eq forms (map (ref_mod odd[0]) a)
   in check mont_thread && check mont_batch

@@ -96,6 +96,15 @@ def ntt_sqr_full_limbs (cpu: bool) : i64 = if cpu then 272 else 160
 -- 448 / 472 us, 1024 bits 1194 / 1201 / 1362 (64 within the spread).
 def thread_mul_instances : i64 = 128
 
+-- | Widest constant width (limbs) at which `mod_mul` and the Montgomery
+-- product run one instance per thread in a block kernel (blocks.fut's
+-- `thread_map`, results written out through shared memory) instead of a
+-- map over the rows.  H100, 2026-11-26, 2^28-bit batches, us: 256-bit
+-- `Montgomery.mul` 164 against 264, 512 bits 302 against 313; from 12
+-- limbs the instances' arrays (kept in shared memory in a block kernel)
+-- no longer fit a block of `thread_mul_instances`.
+def mont_block_limbs : i64 = 8
+
 -- | Widest instance (limbs) of the one-kernel `poly`: its block keeps about
 -- 52 limbs per limb of the block in shared memory (416 bytes per thread),
 -- so 256 threads (106 KiB) is the largest power of two that fits.
