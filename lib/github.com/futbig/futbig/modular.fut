@@ -487,15 +487,15 @@ local def batch_fits [k][m] (one_odd: bool) (method: i64) (from: i64) (mods: [k]
 local #[inline] def with_odd_moduli [n][k][m] (one_odd: bool) (f: [k][m]u64 -> [k](mod_consts [m]) -> [n][m]u64)
                                     (g: [m]u64 -> mod_consts [m] -> i64 -> [m]u64)
                                     (mods: [k][m]u64) : ([n][m]u64, [n]u8) =
-  let odd_only (ps: [k][m]u64) : [k][m]u64 = map (\(p: [m]u64) : [m]u64 -> if p[0] & 1 == 1 then p else one m) ps
-  let qs = if one_odd then mods else odd_only (nonzero_moduli mods).0
+  -- The moduli checked once (under `one_odd` not at all).
+  let (ps, zs) = if one_odd then (mods, replicate k false) else nonzero_moduli mods
+  let odd = map (\p -> one_odd || p[0] & 1 == 1) ps
+  let qs = map2 (\o p -> if o then p else one m) odd ps
   let res = f qs (per_thread k (\i -> mod_consts qs[i]))
   in if one_odd then (res, replicate n 0) else
-  let (ps, zs) = nonzero_moduli mods
-  let odd = map (\p -> p[0] & 1 == 1) ps
   -- One odd modulus: nothing to recompute, and no filter over the batch
   -- (H100, 2^28-bit batches: 171 us of a 256-bit `mod_mul`'s 1034).
-  in if k == 1 && !(shared_even mods) then (res, zero_flags n zs) else
+  if k == 1 && !(shared_even mods) then (res, zero_flags n zs) else
   let evens = filter (\i -> !(pick odd i)) (iota n)
   let fixed = map (\i -> let p = pick ps i in g p (mod_consts p) i) evens
   in (scatter (copy res) evens fixed, zero_flags n zs)
@@ -510,6 +510,12 @@ local def with_batch_moduli [n][k][m] (cpu: bool) (one_odd: bool)
                                (spread n (map (.r1) cs)) (spread n (map (.r2) cs)))
                   g mods
 
+-- The moduli zero-extended to `w` limbs and their constants there (`R =
+-- 2^(64w)`); inlined so that `w` is a constant.
+local #[inline] def widened_moduli [k][m] (w: i64) (qs: [k][m]u64) : ([k][w]u64, [k](mod_consts [w])) =
+  let qw = map (extend w) qs
+  in (qw, per_thread k (\j -> mod_consts qw[j]))
+
 -- Odd moduli's `f p c i` for each instance `i`, one per thread at the
 -- constant width `w >= m` (inlined so that it is), rows in registers: the
 -- moduli `qs` are zero-extended to `w` limbs, where their Montgomery
@@ -517,8 +523,7 @@ local def with_batch_moduli [n][k][m] (cpu: bool) (one_odd: bool)
 -- the results cut back to `m` limbs.
 local #[inline] def odd_fixed [n][k][m] (w: i64) (f: [w]u64 -> mod_consts [w] -> i64 -> [w]u64)
                                         (qs: [k][m]u64) : [n][m]u64 =
-  let qw = map (extend w) qs
-  let cw = per_thread k (\j -> mod_consts qw[j])
+  let (qw, cw) = widened_moduli w qs
   in per_thread_split n (\i -> take m (f (pick qw i) (pick cw i) i))
 
 -- `f row x y` for each instance, `x` and `y` its rows of `a` and `b`
@@ -554,8 +559,7 @@ local #[inline] def thread_pairs [n][m] (w: i64) (f: (() -> i64) -> [w]u64 -> [w
 -- where their constants are computed.
 local #[inline] def mod_mul_fixed [n][k][m] (w: i64) (a: [n][m]u64) (b: [n][m]u64)
                                             (qs: [k][m]u64) (_: [k](mod_consts [m])) : [n][m]u64 =
-  let qw = map (extend w) qs
-  let cw = per_thread k (\j -> mod_consts qw[j])
+  let (qw, cw) = widened_moduli w qs
   in thread_pairs w (\row x y -> let p = pick qw (row ())
                                   let c = pick cw (row ())
                                   in (loop (x, y) = (x, y) for _j < 2 do
