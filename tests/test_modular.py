@@ -122,7 +122,9 @@ def gcd_pairs(rng: random.Random, bits: int) -> list[tuple[int, int]]:
     return pairs
 
 
-@pytest.mark.parametrize("bits", [64, 129, 256, 1024, 4160])
+# 2048 and 2112 bits: `modinv`'s division steps for every instance from 32 limbs
+# (`inverse_split_limbs`), at 32 limbs and zero-extended to 64.
+@pytest.mark.parametrize("bits", [64, 129, 256, 1024, 2048, 2112, 4160])
 def test_gcd_and_inverse_adversarial(backend, rng, bits):
     pairs = gcd_pairs(rng, bits)
     a_ints, b_ints = [x for x, _ in pairs], [y for _, y in pairs]

@@ -426,9 +426,9 @@ local def per_thread 'r (n: i64) (f: i64 -> r) : [n]r = #[sequential_inner] map 
 -- constant of the program) this is 1.4-19x faster than `per_thread`
 -- (H200, 2026-11-26, 2^28-bit batches, this / `per_thread`: 256 bits 2811
 -- / 3924 us, 1024 bits 5549 / 33799, 2048 bits 9834 / 132864, 4096 bits
--- 18021 / 361115; `gcd` the same either way); why was not found, and the
--- library's entry (the modulus an input) takes the slower times
--- (docs/modular.md).  `powmod` takes it too: without an attribute (no
+-- 18021 / 361115; `gcd` the same either way; why was not found).  The
+-- library's entry reaches the split version from `inverse_split_limbs`
+-- (`modinv_rows`).  `powmod` takes it too: without an attribute (no
 -- version by block below 31 limbs) 1024-bit powers took 107 ms per
 -- 2^26-bit batch, 130 with `per_thread`.
 local def per_thread_split 'r (n: i64) (f: i64 -> r) : [n]r =
@@ -631,19 +631,34 @@ def powmod [n][k][m][ke][me] (cpu: bool) (method: i64) (one_odd: bool) (a: [n][m
 def gcd [n][m] (a: [n][m]u64) (b: [n][m]u64) : [n][m]u64 =
   per_thread n (\i -> gcd_row a[i] b[i])
 
--- `modinv` with `m` as it comes.  Odd moduli by division steps (gcd.fut; `p = 1` gives 0), even ones from
--- an inverse modulo `a` (`inv_even_row`).  Three maps: the reduction of
--- `a`, the division steps, and the instances with an even modulus,
--- gathered, so that the division steps' kernel carries no long division.
-local #[inline] def modinv_rows [n][k][m] (a: [n][m]u64) (mods: [k][m]u64) : ([n][m]u64, [n]u8, [n]u8) =
+-- `modinv` with `m` as it comes.  Odd moduli by division steps (gcd.fut;
+-- `p = 1` gives 0), even ones from an inverse modulo `a` (`inv_even_row`).
+-- Three maps: the reduction of `a`, the division steps, and the instances
+-- with an even modulus, gathered, so that the division steps' kernel
+-- carries no long division.  With `always` (a literal), the division
+-- steps run for every instance, on 3 where the modulus is even or 1 (those
+-- results are replaced after): under a branch on the modulus the compiler
+-- keeps an instance's 16 rows in thread-private arrays of one kernel, and
+-- without it splits the instance over kernels with the rows in global
+-- memory, which is faster from `inverse_split_limbs` and slower below
+-- (thresholds.fut).
+local #[inline] def modinv_rows [n][k][m] (always: bool) (a: [n][m]u64) (mods: [k][m]u64) : ([n][m]u64, [n]u8, [n]u8) =
   let (ps, zs) = nonzero_moduli mods
   let xs = per_thread_split n (\i -> reduce_row (pick ps i) a[i])
   let odd (p: [m]u64) = p[0] & 1 == 1
   let (r, ok) =
-    per_thread_split n (\i -> let p = pick ps i
-                              in if odd p && !(one_row p) then inv_odd_row p (neg_inv64 p[0]) xs[i]
-                                 else (replicate m 0, one_row p))
-    |> unzip
+    if always
+    then let three = tabulate m (\j -> if j == 0 then 3 else 0)
+         let qs = map (\p -> if odd p && !(one_row p) then p else three) ps
+         let (r, ok) = per_thread_split n (\i -> let q = pick qs i in inv_odd_row q (neg_inv64 q[0]) xs[i]) |> unzip
+         in map3 (\i r ok -> let p = pick ps i
+                              in if odd p && !(one_row p) then (r, ok) else (replicate m 0, one_row p))
+                 (iota n) r ok
+            |> unzip
+    else per_thread_split n (\i -> let p = pick ps i
+                                   in if odd p && !(one_row p) then inv_odd_row p (neg_inv64 p[0]) xs[i]
+                                      else (replicate m 0, one_row p))
+         |> unzip
   let evens = filter (\i -> !(odd (pick ps i))) (iota n)
   let (re, oke) = per_thread_split (length evens) (\j -> let i = evens[j] in inv_even_row (pick ps i) xs[i]) |> unzip
   let evens = evens :> [length evens]i64
@@ -654,7 +669,7 @@ local #[inline] def modinv_rows [n][k][m] (a: [n][m]u64) (mods: [k][m]u64) : ([n
 -- `modinv_rows` at the constant width `w >= m` (inlined so that it is):
 -- the rows zero-extended to `w` limbs and the results cut back.
 local #[inline] def modinv_fixed [n][k][m] (w: i64) (a: [n][m]u64) (mods: [k][m]u64) : ([n][m]u64, [n]u8, [n]u8) =
-  let (r, z, none) = modinv_rows (map (extend w) a) (map (extend w) mods)
+  let (r, z, none) = modinv_rows (w >= inverse_split_limbs) (map (extend w) a) (map (extend w) mods)
   in (map (take m) r, z, none)
 
 -- | `(a^-1 mod p, zero, none)` per instance: `zero` flags the zero
@@ -668,7 +683,7 @@ def modinv [n][k][m] (a: [n][m]u64) (mods: [k][m]u64) : ([n][m]u64, [n]u8, [n]u8
   if m <= 4 then modinv_fixed 4 a mods else if m <= 8 then modinv_fixed 8 a mods
   else if m <= 16 then modinv_fixed 16 a mods else if m <= 32 then modinv_fixed 32 a mods
   else if m <= i64.min fixed_inverse_limbs 64 then modinv_fixed 64 a mods
-  else modinv_rows a mods
+  else modinv_rows true a mods
 
 -- The batch route of the Montgomery forms (odd moduli only): `f` on the
 -- moduli as rows, their `R^2 mod p` as rows.

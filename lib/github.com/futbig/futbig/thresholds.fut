@@ -227,6 +227,15 @@ def fixed_mont_limbs : i64 = 32
 -- 4096 bits 81428 / 360280.
 def fixed_inverse_limbs : i64 = 64
 
+-- | Widths (limbs) from which `modinv` runs its division steps for every
+-- instance (on 3 where the modulus is even or 1) rather than under a branch
+-- on the modulus, which keeps all of an instance in one kernel (modular.fut's
+-- `modinv_rows`).  H100, 2026-11-27, `futhark bench`, 2^28-bit batches, one
+-- shared odd modulus an input, us per batch, under a branch / for every
+-- instance: 256 bits 2015 / 2749, 512 bits 2929 / 3276, 1024 bits 4337 /
+-- 5182, 2048 bits 38209 / 16174, 4096 bits 81501 / 32063.
+def inverse_split_limbs : i64 = 32
+
 -- | Most limbs of the table of the batch-level `powmod` (`2^w` rows of
 -- the whole batch): 2^28 limbs (2 GiB) keeps a 6-bit window for batches of
 -- up to 2^22 limbs (2^28 bits per operand) and narrows it for larger ones.
