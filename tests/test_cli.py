@@ -69,11 +69,12 @@ def test_info(backend, capsys):
 
 
 def test_bench_runs_a_row_and_writes_json(backend, tmp_path, capsys):
-    code = cli.main(["bench", "--backend", backend, "--ops", "add,mul_full", "--bits", "256", "--total-bits", "65536",
+    code = cli.main(["bench", "--backend", backend, "--ops", "add,mul_full,powmod_e512", "--bits", "256", "--total-bits", "65536",
                      "--repeat", "1", "--check", "8", "--out", str(tmp_path)])
     assert code == 0
     rows = json.loads((tmp_path / "results.json").read_text())["rows"]
-    assert [(r["op"], r["bits"], r["baseline"]) for r in rows] == [("add", 256, "x + y"), ("mul_full", 256, "x * y")]
+    assert [(r["op"], r["bits"], r["baseline"]) for r in rows] == [
+        ("add", 256, "x + y"), ("mul_full", 256, "x * y"), ("powmod_e512", 256, "gmpy2.powmod(x, cgbn_exponent(y), p)")]
     assert "x + y" in capsys.readouterr().out
 
 

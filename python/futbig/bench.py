@@ -10,6 +10,9 @@ the same result, in a Python loop on one core: ``x + y`` for ``add`` (futbig
 wraps modulo 2^bits, gmpy2 keeps the carry: no reduction is charged to
 gmpy2), ``(x * y) & mask`` for ``mul`` (the low half), ``x * y`` for
 ``mul_full`` (the whole product), ``divmod(x, y)`` for the divisions.
+``powmod`` raises to exponents as wide as the modulus; ``powmod_e512`` to
+exponents of 512 bits at every width, the shape of CGBN's ``powm_odd``
+benchmark (``cgbn_exponent``).
 """
 from __future__ import annotations
 
@@ -73,6 +76,24 @@ class Op:
     divisor: str = ""  # "half": b of about half the width, odd; "mixed": b of every length
 
 
+#: Bits of the exponents of CGBN's `powm_odd` benchmark (its perf_tests' xmp_test_powm.cu masks
+#: every exponent to 512 bits and runs its window loop over all 512, at every width).
+CGBN_EXPONENT_BITS = 512
+
+
+def cgbn_exponent(y: int, bits: int) -> int:
+    """The exponent of ``powmod_e512`` made from the ``bits``-wide operand ``y``: its copies side by
+    side, cut to ``CGBN_EXPONENT_BITS`` bits, so that every width does CGBN's number of squarings.
+
+    >>> cgbn_exponent(2**600 + 5, 1024), cgbn_exponent(3, 256) == 3 * 2**256 + 3
+    (5, True)
+    """
+    e = 0
+    for k in range(-(-CGBN_EXPONENT_BITS // bits)):
+        e |= y << (k * bits)
+    return e & ((1 << CGBN_EXPONENT_BITS) - 1)
+
+
 def _ops() -> dict[str, Op]:
     import futbig as fb
 
@@ -127,6 +148,13 @@ def _ops() -> dict[str, Op]:
     def modular(f):  # one modulus for the batch (`modulus(bits)`), as fb.uint(bits)
         return lambda a, b: f(a, b, modulus(a.bits))
 
+    def powmod_e512(a, b):  # CGBN's exponents: `cgbn_exponent` of each y, built on the device
+        y = b.astype(fb.uint(CGBN_EXPONENT_BITS))
+        e = y
+        for k in range(1, -(-CGBN_EXPONENT_BITS // a.bits)):
+            e = e | (y << (k * a.bits))
+        return fb.powmod(a, e, modulus(a.bits))
+
     def inverse(x, p):
         try:
             return int(gmpy2.invert(x, p))
@@ -177,6 +205,9 @@ def _ops() -> dict[str, Op]:
                       "x * y % p"),
         "powmod": Op("powmod", modular(fb.powmod), lambda x, y, bits: pow(x, y, modulus(bits)), pick, 3,
                      "gmpy2.powmod(x, y, p)"),
+        # CGBN's perf_tests shape (`cgbn_exponent`): exponents of 512 bits at every width.
+        "powmod_e512": Op("powmod_e512", powmod_e512, lambda x, y, bits: pow(x, cgbn_exponent(y, bits), modulus(bits)),
+                          pick, 3, "gmpy2.powmod(x, cgbn_exponent(y), p)"),
         # The two routes of the Montgomery operations, forced: one instance per thread, batch-level products.
         "mod_mul_thread": Op("mod_mul_thread", modular_route(_kernels.mod_mul, _kernels.MOD_THREAD),
                              lambda x, y, bits: x * y % modulus(bits), pick, 3, "x * y % p"),
@@ -196,7 +227,7 @@ def _ops() -> dict[str, Op]:
 OP_NAMES = ["add", "add6", "mul", "mul_full", "poly", "divmod", "divmod_mixed", "divmod_thread",
             "divmod_newton", "mul_classical", "mul_ntt", "mul_full_classical", "mul_full_ntt", "sqr",
             "sqr_classical", "sqr_ntt", "mul_scalar", "div_scalar", "div_scalar_batch", "div_scalar_loop",
-            "div_scalar_scan", "mod_mul", "powmod", "gcd", "modinv", "mod_mul_thread", "mod_mul_batch", "powmod_thread",
+            "div_scalar_scan", "mod_mul", "powmod", "powmod_e512", "gcd", "modinv", "mod_mul_thread", "mod_mul_batch", "powmod_thread",
             "powmod_batch"]
 
 
@@ -229,6 +260,7 @@ def _gmpy2_rate(op: str, xs: list, ys: list, bits: int) -> float:
 
     loops["mod_mul"] = lambda: [q * r % p for q, r in zip(x, y)]
     loops["powmod"] = lambda: [gmpy2.powmod(q, r, p) for q, r in zip(x, y)]
+    loops["powmod_e512"] = lambda: [gmpy2.powmod(q, cgbn_exponent(r, bits), p) for q, r in zip(x, y)]
     loops["gcd"] = lambda: [gmpy2.gcd(q, r) for q, r in zip(x, y)]
     loops["modinv"] = invert_all
     loops["mod_mul_thread"] = loops["mod_mul_batch"] = loops["mod_mul"]
