@@ -169,116 +169,54 @@ def mul_row [m] (mo: i64) (xs: [m]u64) (ys: [m]u64) : [mo]u64 =
 -- (Futhark lays out the per-thread results of a thread-level kernel so that
 -- their writes are coalesced) that then needs a transposing copy into the
 -- row-major result: two more passes over it.
---
--- The columns are those of digits of 28 bits, not of 64-bit limbs: a
--- product of two digits is below 2^56, so it adds into a 64-bit column sum
--- with one multiply-add (`IMAD.WIDE.U32` on CUDA) and no carry detection,
--- where a product of limbs takes about 21 instructions (`acc_mul`).  Column
--- `k` holds at most `nd` products plus the carry out of column `k-1`
--- (below 2^36), at most `nd*(2^28-1)^2 + 2^36`, which stays below 2^64 for
--- `nd <= 255` digits (`w <= 111` limbs; the per-thread widths are at most
--- 32).
--- H100, us per 2^32-bit batch, 64-bit limbs / digits: `mul_lo` 1024 bits
--- 1322 / 790, 1280 bits 1732 / 792, 2048 bits (convmul before) 2293 / 1388;
--- `mul_full` 1024 bits 5075 / 1355 (thresholds.fut and docs/multiplication.md
--- have the rest).
 
--- Bits per digit of the per-thread products.
-local def digit_bits : i64 = 28
+-- Column `k` of the product of two `w`-limb numbers with limbs `x i` and
+-- `y j`, added to `carry`.
+local def column_acc (w: i64) (x: i64 -> u64) (y: i64 -> u64) (carry: acc) (k: i64) : acc =
+  let lo = i64.max 0 (k - w + 1)
+  in #[unroll]
+     loop a = carry for t < i64.min k (w - 1) + 1 - lo do
+       let i = lo + t
+       in acc_mul a (halves (x i)) (halves (y (k - i)))
 
--- Digit `i` (bits `28i .. 28i+27`) of a `w`-limb number with limbs `x q`.
-local #[inline] def digit (w: i64) (x: i64 -> u64) (i: i64) : u32 =
-  let b = i * digit_bits
-  let (q, r) = (b / 64, b % 64)
-  let lo = if q < w then x q >> u64.i64 r else 0
-  let hi = if r + digit_bits > 64 && q + 1 < w then x (q + 1) << u64.i64 (64 - r) else 0
-  in u32.u64 (lo | hi) & ((1 << u32.i64 digit_bits) - 1)
-
--- Digit column `k` of the product of the numbers with digits `xd` and `yd`,
--- added to `carry`; digits are zero-extended so that their products
--- compile to 32x32->64-bit multiplications.  For a square (`square`, `yd`
--- unused) each product of two different digits is taken once, with one
--- digit doubled (below 2^57), so the column has about half the products:
--- at most `nd/2` of them plus one square and the carry, again below 2^64
--- for `nd <= 255`.
-local #[inline] def digit_column [nd] (square: bool) (xd: [nd]u32) (yd: [nd]u32) (carry: u64) (k: i64) : u64 =
-  let lo = i64.max 0 (k - nd + 1)
-  let x i = u64.u32 xd[i]
-  in if square
-     then let c = #[unroll]
-                  loop c = carry for t < i64.max 0 ((k + 1) / 2 - lo) do
-                    c + x (lo + t) * (x (k - lo - t) << 1)
-          in if k % 2 == 0 && k / 2 < nd then c + x (k / 2) * x (k / 2) else c
-     else #[unroll]
-          loop c = carry for t < i64.min k (nd - 1) + 1 - lo do
-            c + x (lo + t) * u64.u32 yd[k - lo - t]
-
--- The low `mo` limbs of the product of two `w`-limb numbers with limbs `x i`
--- and `y j` (or the square of the first), reduced modulo `2^bits`, by one
--- thread.  The first `nd` steps cut the digits, the others compute the
--- columns: column `k` plus the carry of column `k-1` yields digit `k` of
--- the product, and the digits are packed into limbs as they come (`buf`
--- holds the `nb` bits not yet written to limb `j`).  The digits are arrays
--- in the state of the one unrolled loop, indexed by constants, so they
--- stay in registers: cut by a loop of their own, each array becomes a
--- kernel pass that leaves it in shared memory (1003 us instead of 784 at
--- 1024 bits), and cut from the limbs at every use (no arrays) the kernels
--- run up to 10% faster at 2048 bits but take 4x the compiler's memory
--- (2.8 GB for three of them) and twice its time.
-local #[inline] def product_digits (square: bool) (w: i64) (mo: i64) (bits: i64)
-                                   (x: i64 -> u64) (y: i64 -> u64) : [mo]u64 =
-  let nd = (64 * w + digit_bits - 1) / digit_bits
-  let mask = (1 << u64.i64 digit_bits) - 1
-  let (_, _, ws, _, _, _, _) =
+-- The low `mo` limbs of the product of two `w`-limb numbers, reduced modulo
+-- `2^bits`, by one thread: column `k` yields limb `k`, and its high and
+-- carry parts start column `k+1`.
+local def product_columns (w: i64) (mo: i64) (bits: i64) (x: i64 -> u64) (y: i64 -> u64) : [mo]u64 =
+  let (ws, _) =
     #[unroll]
-    loop (xd, yd, ws, carry, buf, nb, j) = (replicate nd 0, replicate nd 0, replicate mo 0, 0, 0, 0, 0)
-    for s < nd + (64 * mo + digit_bits - 1) / digit_bits do
-      if s < nd
-      then (xd with [s] = digit w x s, if square then yd else yd with [s] = digit w y s, ws, carry, buf, nb, j)
-      else let col = digit_column square xd yd carry (s - nd)
-           let d = col & mask
-           let buf = buf | (d << u64.i64 nb)
-           let nb = nb + digit_bits
-           in if nb >= 64 && j < mo
-              then let nb = nb - 64
-                   in ( xd, yd, ws with [j] = mask_limb bits j buf, col >> u64.i64 digit_bits
-                      , if nb == 0 then 0 else d >> u64.i64 (digit_bits - nb), nb, j + 1 )
-              else (xd, yd, ws, col >> u64.i64 digit_bits, buf, nb, j)
+    loop (ws, carry) = (replicate mo 0, acc_zero) for k < mo do
+      let (l, h, c) = acc_parts (column_acc w x y carry k)
+      in (ws with [k] = mask_limb bits k l, (lo32 h, hi32 h, c, 0))
   in ws
 
 -- The low `mo` limbs (reduced modulo `2^bits`) of the products of `w`-limb
--- instances (of the squares of `a` if `square`), one instance per thread;
--- `w`, `mo` and `square` must be constants.  Inlined so that they are.
-local #[inline] def mul_thread_fixed [n] (square: bool) (w: i64) (mo: i64) (bits: i64)
-                                         (a: [n][w]u64) (b: [n][w]u64) : [n][mo]u64 =
+-- instances, one instance per thread; `w` and `mo` must be constants.
+-- Inlined so that they are.
+local #[inline] def mul_thread_fixed [n] (w: i64) (mo: i64) (bits: i64) (a: [n][w]u64) (b: [n][w]u64) : [n][mo]u64 =
   let af = opaque (flatten a)
-  let bf = if square then af else opaque (flatten b)
-  let product row = product_digits square w mo bits (\i -> #[unsafe] af[row () * w + i])
-                                                    (\j -> #[unsafe] bf[row () * w + j])
+  let bf = opaque (flatten b)
+  let product row = product_columns w mo bits (\i -> #[unsafe] af[row () * w + i])
+                                              (\j -> #[unsafe] bf[row () * w + j])
   in thread_map n thread_mul_instances product flatten |> unblock n mo
 
 -- `mul_thread_fixed` at width `w` (a constant) on instances of width
 -- `m = w`, as the low `mo = f*m` limbs.  Inlined so that `w` stays constant
 -- (a local function taking `w` is not).
-local #[inline] def mul_thread_at [n][m] (square: bool) (w: i64) (f: i64) (mo: i64) (bits: i64)
-                                         (a: [n][m]u64) (b: [n][m]u64) : [n][mo]u64 =
-  mul_thread_fixed square w (f*w) bits (a :> [n][w]u64) (b :> [n][w]u64) :> [n][mo]u64
+local #[inline] def mul_thread_at [n][m] (w: i64) (f: i64) (mo: i64) (bits: i64) (a: [n][m]u64) (b: [n][m]u64) : [n][mo]u64 =
+  mul_thread_fixed w (f*w) bits (a :> [n][w]u64) (b :> [n][w]u64) :> [n][mo]u64
 
--- The low `mo = f*m` limbs (`f` = 1 or 2, a constant) of the products (the
--- squares of `a` if `square`), reduced modulo `2^bits`, one instance per
--- thread for widths `m <= limit` that have a per-thread kernel (multiples
--- of 4 up to 32), else by `otherwise`.  Branches above a constant `limit`
--- fold away, and with them their kernels.
-local def mul_thread_upto [n][m] (square: bool) (limit: i64) (f: i64) (mo: i64) (bits: i64)
-                                 (a: [n][m]u64) (b: [n][m]u64) (otherwise: () -> [n][mo]u64) : [n][mo]u64 =
-  if limit >= 4 && m == 4 then mul_thread_at square 4 f mo bits a b
-  else if limit >= 8 && m == 8 then mul_thread_at square 8 f mo bits a b
-  else if limit >= 12 && m == 12 then mul_thread_at square 12 f mo bits a b
-  else if limit >= 16 && m == 16 then mul_thread_at square 16 f mo bits a b
-  else if limit >= 20 && m == 20 then mul_thread_at square 20 f mo bits a b
-  else if limit >= 24 && m == 24 then mul_thread_at square 24 f mo bits a b
-  else if limit >= 28 && m == 28 then mul_thread_at square 28 f mo bits a b
-  else if limit >= 32 && m == 32 then mul_thread_at square 32 f mo bits a b
+-- The low `mo = f*m` limbs (`f` = 1 or 2, a constant) of the products,
+-- reduced modulo `2^bits`, one instance per thread for widths `m <= limit`
+-- that have a per-thread kernel (up to 20), else by `otherwise`.  Branches above a
+-- constant `limit` fold away, and with them their kernels.
+local def mul_thread_upto [n][m] (limit: i64) (f: i64) (mo: i64) (bits: i64) (a: [n][m]u64) (b: [n][m]u64)
+                                 (otherwise: () -> [n][mo]u64) : [n][mo]u64 =
+  if limit >= 4 && m == 4 then mul_thread_at 4 f mo bits a b
+  else if limit >= 8 && m == 8 then mul_thread_at 8 f mo bits a b
+  else if limit >= 12 && m == 12 then mul_thread_at 12 f mo bits a b
+  else if limit >= 16 && m == 16 then mul_thread_at 16 f mo bits a b
+  else if limit >= 20 && m == 20 then mul_thread_at 20 f mo bits a b
   else otherwise ()
 
 -- | `a*b mod 2^bits` by the block-level convmul, several instances per
@@ -310,22 +248,19 @@ def mul_full_convmul [n][m] (a: [n][m]u64) (b: [n][m]u64) : [n][m*2]u64 =
                            :> [ipb*(m*2)]u64)
      |> unblock n (m*2)
 
--- `a*b mod 2^bits` (`a*a` if `square`) by block-level kernels (widths up to
--- `max_block_limbs`): one instance per thread up to `thread_mul_limbs`,
--- convmul above.
-local def mul_lo_blocks [n][m] (square: bool) (bits: i64) (a: [n][m]u64) (b: [n][m]u64) : [n][m]u64 =
-  mul_thread_upto square thread_mul_limbs 1 m bits a b (\() -> mul_lo_convmul bits a b)
+-- `a*b mod 2^bits` by block-level kernels (widths up to `max_block_limbs`):
+-- one instance per thread up to `thread_mul_limbs`, convmul above.
+local def mul_lo_blocks [n][m] (bits: i64) (a: [n][m]u64) (b: [n][m]u64) : [n][m]u64 =
+  mul_thread_upto thread_mul_limbs 1 m bits a b (\() -> mul_lo_convmul bits a b)
 
--- The exact products (squares if `square`) by block-level kernels: one
--- instance per thread up to `thread_mul_full_limbs square`, convmul above.
-local def mul_full_blocks [n][m] (square: bool) (a: [n][m]u64) (b: [n][m]u64) : [n][m*2]u64 =
-  mul_thread_upto square (thread_mul_full_limbs square) 2 (m*2) (64 * (m*2)) a b
-                  (\() -> mul_full_convmul a b)
+-- The exact products by block-level kernels, as `mul_lo_blocks`.
+local def mul_full_blocks [n][m] (a: [n][m]u64) (b: [n][m]u64) : [n][m*2]u64 =
+  mul_thread_upto thread_mul_limbs 2 (m*2) (64 * (m*2)) a b (\() -> mul_full_convmul a b)
 
--- `a*b mod 2^bits` (`a*a` if `square`) by classical multiplication:
--- block-level kernels up to `max_block_limbs`, per-row code above.
-local def mul_lo_classical [n][m] (square: bool) (bits: i64) (a: [n][m]u64) (b: [n][m]u64) : [n][m]u64 =
-  if m <= max_block_limbs then mul_lo_blocks square bits a b
+-- `a*b mod 2^bits` by classical multiplication: block-level kernels up to
+-- `max_block_limbs`, per-row code above.
+local def mul_lo_classical [n][m] (bits: i64) (a: [n][m]u64) (b: [n][m]u64) : [n][m]u64 =
+  if m <= max_block_limbs then mul_lo_blocks bits a b
   else map2 (\x y -> mask_row bits (mul_row m x y)) a b |> row_major
 
 -- Full products of operands too wide for one block product but within
@@ -336,14 +271,14 @@ local def mul_full_halves [n][m] (cpu: bool) (a: [n][m]u64) (b: [n][m]u64) : [n]
   let h = (m / 2 + 3) / 4 * 4
   let (al, ah) = (window h 0 h a, window h h (m - h) a)
   let (bl, bh) = (window h 0 h b, window h h (m - h) b)
-  let (ll, hh) = (mul_full_blocks false al bl, mul_full_blocks false ah bh)
+  let (ll, hh) = (mul_full_blocks al bl, mul_full_blocks ah bh)
   let outer = map2 (\x y -> tabulate (m*2) (\j -> if j < 2*h then x[j] else y[j - 2*h])) ll hh
   let with_mid mid acc = (add cpu (64 * (m*2)) acc (window (m*2) (-h) (m*2) mid)).0
-  in outer |> with_mid (mul_full_blocks false al bh) |> with_mid (mul_full_blocks false ah bl)
+  in outer |> with_mid (mul_full_blocks al bh) |> with_mid (mul_full_blocks ah bl)
 
--- The exact products (squares if `square`) by classical multiplication.
-local def mul_full_classical [n][m] (square: bool) (cpu: bool) (a: [n][m]u64) (b: [n][m]u64) : [n][m*2]u64 =
-  if m*2 <= max_block_limbs then mul_full_blocks square a b
+-- The exact products by classical multiplication.
+local def mul_full_classical [n][m] (cpu: bool) (a: [n][m]u64) (b: [n][m]u64) : [n][m*2]u64 =
+  if m*2 <= max_block_limbs then mul_full_blocks a b
   else if m <= max_block_limbs then mul_full_halves cpu a b
   else map2 (mul_row (m*2)) a b |> row_major
 
@@ -374,30 +309,29 @@ local def picks_ntt (method: i64) (from: i64) (m: i64) : bool =
 #[noinline]
 def mul_lo_by [n][m] (cpu: bool) (method: i64) (bits: i64) (a: [n][m]u64) (b: [n][m]u64) : [n][m]u64 =
   if picks_ntt method (ntt_lo_limbs cpu) m then mul_lo_ntt cpu bits a b
-  else mul_lo_classical false bits a b
+  else mul_lo_classical bits a b
 
 -- | The exact products (`2m` limbs) by `method`, switching at
 -- `ntt_full_limbs cpu`.
 #[noinline]
 def mul_full_by [n][m] (cpu: bool) (method: i64) (a: [n][m]u64) (b: [n][m]u64) : [n][m*2]u64 =
   if picks_ntt method (ntt_full_limbs cpu) m then mul_full_ntt cpu a b
-  else mul_full_classical false cpu a b
+  else mul_full_classical cpu a b
 
 -- | `a*a mod 2^bits` by `method`: the NTT transforms `a` once (a third
 -- fewer transforms than a product), so it takes over at
--- `ntt_sqr_lo_limbs cpu`; the per-thread kernels take each cross product of
--- a square once (`digit_column`), convmul computes the product.
+-- `ntt_sqr_lo_limbs cpu`; classical squaring is the product.
 #[noinline]
 def sqr_lo_by [n][m] (cpu: bool) (method: i64) (bits: i64) (a: [n][m]u64) : [n][m]u64 =
   if picks_ntt method (ntt_sqr_lo_limbs cpu) m then sqr_lo_ntt bits a
-  else mul_lo_classical true bits a a
+  else mul_lo_classical bits a a
 
 -- | The exact squares (`2m` limbs) by `method`, switching at
 -- `ntt_sqr_full_limbs cpu`.
 #[noinline]
 def sqr_full_by [n][m] (cpu: bool) (method: i64) (a: [n][m]u64) : [n][m*2]u64 =
   if picks_ntt method (ntt_sqr_full_limbs cpu) m then sqr_full_ntt a
-  else mul_full_classical true cpu a a
+  else mul_full_classical cpu a a
 
 -- | `a*b mod 2^bits` by the ladder's choice.
 def mul_lo [n][m] (cpu: bool) (bits: i64) (a: [n][m]u64) (b: [n][m]u64) : [n][m]u64 =

@@ -35,22 +35,12 @@ def add_by_rows (cpu: bool) : bool = cpu
 -- 6023 / 6103 / 6160; bench/results/h200-mul-block-shapes.json).
 def mul_block_threads : i64 = 128
 
--- | Widths (limbs) up to which `mul_lo` runs one instance per thread
--- (every multiple of 4 up to it has a kernel); convmul above.  H100,
--- 2026-11-27, us per 2^32-bit batch, per thread (28-bit digits, mul.fut) /
--- convmul: 1536 bits 843 / 2077, 1792 bits 944 / 2294, 2048 bits 1388 /
--- 2293 (the first two with digits cut at every use, which ran up to 10%
--- faster than the final kernels).  32 limbs is the widest kernel written:
--- at 2048 bits it already uses all 255 registers.
-def thread_mul_limbs : i64 = 32
-
--- | Widths (limbs) up to which `mul_full` (squares if `square`) runs one
--- instance per thread; convmul above.  H100, 2026-11-27, per thread /
--- convmul: 1536 bits 1708 / 4977, 1792 bits 4097 / 5534, 2048 bits 6170
--- (128 bytes spilled) / 5360.  Squares take each cross product once, which
--- frees registers: per-thread squares at 2048 bits 2321, products of `a`
--- with itself 4223 (low halves 782 / 1167).
-def thread_mul_full_limbs (square: bool) : i64 = if square then 32 else 28
+-- | Widths (limbs) up to which `mul_lo` and `mul_full` run one instance per
+-- thread (every multiple of 4 up to it has a kernel); convmul above.
+-- `mul_lo`, per thread / convmul: 256 bits 399 / 934, 512 bits 458 / 1117,
+-- 1024 bits 1204 / 1491, 1280 bits 1432 / 2009, 1536 bits 5769 / 2224
+-- (from 24 limbs the rows no longer fit in registers).
+def thread_mul_limbs : i64 = 20
 
 -- The switches to the NTT.  An NTT product costs about the same for every
 -- width that pads to one transform length (4m digits rounded up to a power
