@@ -170,24 +170,65 @@ def mul_row [m] (mo: i64) (xs: [m]u64) (ys: [m]u64) : [mo]u64 =
 -- their writes are coalesced) that then needs a transposing copy into the
 -- row-major result: two more passes over it.
 
--- Column `k` of the product of two `w`-limb numbers with limbs `x i` and
--- `y j`, added to `carry`.
-local def column_acc (w: i64) (x: i64 -> u64) (y: i64 -> u64) (carry: acc) (k: i64) : acc =
-  let lo = i64.max 0 (k - w + 1)
-  in #[unroll]
-     loop a = carry for t < i64.min k (w - 1) + 1 - lo do
-       let i = lo + t
-       in acc_mul a (halves (x i)) (halves (y (k - i)))
+-- The columns are those of digits of 28 bits, not of 64-bit limbs: a
+-- product of two digits is below 2^56, so it adds into a 64-bit column sum
+-- with one multiply-add (`IMAD.WIDE.U32` on CUDA) and no carry detection,
+-- where a product of limbs takes about 21 instructions (`acc_mul`).  Column
+-- `k` holds at most `nd` products plus the carry out of column `k-1`
+-- (below 2^36), at most `nd*(2^28-1)^2 + 2^36`, which stays below 2^64 for
+-- `nd <= 255` digits (`w <= 111` limbs; the per-thread widths are at most
+-- 20).  H100, us per 2^32-bit batch, the kernels alone, 64-bit limbs /
+-- digits: `mul_lo` 1024 bits 1322 / 790, 1280 bits 1732 / 792; `mul_full`
+-- 1024 bits 5075 / 1355 (docs/multiplication.md).
 
--- The low `mo` limbs of the product of two `w`-limb numbers, reduced modulo
--- `2^bits`, by one thread: column `k` yields limb `k`, and its high and
--- carry parts start column `k+1`.
-local def product_columns (w: i64) (mo: i64) (bits: i64) (x: i64 -> u64) (y: i64 -> u64) : [mo]u64 =
-  let (ws, _) =
+-- Bits per digit of the per-thread products.
+local def digit_bits : i64 = 28
+
+-- Digit `i` (bits `28i .. 28i+27`) of a `w`-limb number with limbs `x q`.
+local #[inline] def digit (w: i64) (x: i64 -> u64) (i: i64) : u32 =
+  let b = i * digit_bits
+  let (q, r) = (b / 64, b % 64)
+  let lo = if q < w then x q >> u64.i64 r else 0
+  let hi = if r + digit_bits > 64 && q + 1 < w then x (q + 1) << u64.i64 (64 - r) else 0
+  in u32.u64 (lo | hi) & ((1 << u32.i64 digit_bits) - 1)
+
+-- Digit column `k` of the product of the numbers with digits `xd` and `yd`,
+-- added to `carry`; the digits are zero-extended so that their products
+-- compile to 32x32->64-bit multiplications.
+local #[inline] def digit_column [nd] (xd: [nd]u32) (yd: [nd]u32) (carry: u64) (k: i64) : u64 =
+  let lo = i64.max 0 (k - nd + 1)
+  in #[unroll]
+     loop c = carry for t < i64.min k (nd - 1) + 1 - lo do
+       c + u64.u32 xd[lo + t] * u64.u32 yd[k - lo - t]
+
+-- The low `mo` limbs of the product of two `w`-limb numbers with limbs `x i`
+-- and `y j`, reduced modulo `2^bits`, by one thread.  The first `nd` steps
+-- cut the digits, the others compute the columns: column `k` plus the
+-- carry of column `k-1` yields digit `k` of the product, and the digits are
+-- packed into limbs as they come (`buf` holds the `nb` bits not yet
+-- written to limb `j`).  The digits are arrays in the state of the one
+-- unrolled loop, indexed by constants, so they stay in registers: cut by a
+-- loop of their own, each array becomes a kernel pass that leaves it in
+-- shared memory (1003 us instead of 784 at 1024 bits), and cut from the
+-- limbs at every use (no arrays) the kernels take 4x the compiler's memory.
+local #[inline] def product_digits (w: i64) (mo: i64) (bits: i64) (x: i64 -> u64) (y: i64 -> u64) : [mo]u64 =
+  let nd = (64 * w + digit_bits - 1) / digit_bits
+  let mask = (1 << u64.i64 digit_bits) - 1
+  let (_, _, ws, _, _, _, _) =
     #[unroll]
-    loop (ws, carry) = (replicate mo 0, acc_zero) for k < mo do
-      let (l, h, c) = acc_parts (column_acc w x y carry k)
-      in (ws with [k] = mask_limb bits k l, (lo32 h, hi32 h, c, 0))
+    loop (xd, yd, ws, carry, buf, nb, j) = (replicate nd 0, replicate nd 0, replicate mo 0, 0, 0, 0, 0)
+    for s < nd + (64 * mo + digit_bits - 1) / digit_bits do
+      if s < nd
+      then (xd with [s] = digit w x s, yd with [s] = digit w y s, ws, carry, buf, nb, j)
+      else let col = digit_column xd yd carry (s - nd)
+           let d = col & mask
+           let buf = buf | (d << u64.i64 nb)
+           let nb = nb + digit_bits
+           in if nb >= 64 && j < mo
+              then let nb = nb - 64
+                   in ( xd, yd, ws with [j] = mask_limb bits j buf, col >> u64.i64 digit_bits
+                      , if nb == 0 then 0 else d >> u64.i64 (digit_bits - nb), nb, j + 1 )
+              else (xd, yd, ws, col >> u64.i64 digit_bits, buf, nb, j)
   in ws
 
 -- The low `mo` limbs (reduced modulo `2^bits`) of the products of `w`-limb
@@ -196,8 +237,8 @@ local def product_columns (w: i64) (mo: i64) (bits: i64) (x: i64 -> u64) (y: i64
 local #[inline] def mul_thread_fixed [n] (w: i64) (mo: i64) (bits: i64) (a: [n][w]u64) (b: [n][w]u64) : [n][mo]u64 =
   let af = opaque (flatten a)
   let bf = opaque (flatten b)
-  let product row = product_columns w mo bits (\i -> #[unsafe] af[row () * w + i])
-                                              (\j -> #[unsafe] bf[row () * w + j])
+  let product row = product_digits w mo bits (\i -> #[unsafe] af[row () * w + i])
+                                             (\j -> #[unsafe] bf[row () * w + j])
   in thread_map n thread_mul_instances product flatten |> unblock n mo
 
 -- `mul_thread_fixed` at width `w` (a constant) on instances of width
