@@ -39,7 +39,11 @@ def mul_block_threads : i64 = 128
 -- thread (every multiple of 4 up to it has a kernel); convmul above.
 -- `mul_lo`, per thread / convmul: 256 bits 399 / 934, 512 bits 458 / 1117,
 -- 1024 bits 1204 / 1491, 1280 bits 1432 / 2009, 1536 bits 5769 / 2224
--- (from 24 limbs the rows no longer fit in registers).
+-- (from 24 limbs the rows no longer fit in registers).  Those were the
+-- kernels on 64-bit limbs; with 28-bit digits (mul.fut, H100, 2026-11-27)
+-- 1024 bits take 790 us, 1280 bits 792, and low-half kernels of 24-32
+-- limbs beat convmul by 1.65-2.5x, but their code generation cost
+-- (docs/multiplication.md) keeps them out for now.
 def thread_mul_limbs : i64 = 20
 
 -- The switches to the NTT.  An NTT product costs about the same for every
