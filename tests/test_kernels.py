@@ -147,6 +147,14 @@ def test_mul_lo_around_the_per_thread_widths(ctx, rng, bits):
     assert_ints_equal(from_limbs(ctx.to_host(got)), want, "mul_lo", a, b)
 
 
+@pytest.mark.parametrize("bits", [1280, 1500, 1792, 1793, 2048])
+def test_mul_full_around_the_per_thread_widths(ctx, rng, bits):
+    """Full products and squares below, at and above the widest per-thread kernel of
+    full products (28 limbs, ``thread_mul_full_limbs``; convmul above), all-ones included."""
+    a, b, A, B = pairs_for(rng, bits, 130)
+    check_products(ctx, a, b, A, B, bits, MUL_CLASSICAL)
+
+
 @pytest.mark.parametrize("bits", SMALL_BITS + [64 * 1024])
 def test_mul_limb(ctx, rng, bits):
     a = random_values(rng, 60, bits) + [mask(bits), 0, 1]

@@ -249,8 +249,9 @@ local #[inline] def mul_thread_at [n][m] (w: i64) (f: i64) (mo: i64) (bits: i64)
 
 -- The low `mo = f*m` limbs (`f` = 1 or 2, a constant) of the products,
 -- reduced modulo `2^bits`, one instance per thread for widths `m <= limit`
--- that have a per-thread kernel (up to 20), else by `otherwise`.  Branches above a
--- constant `limit` fold away, and with them their kernels.
+-- that have a per-thread kernel (multiples of 4 up to 32), else by
+-- `otherwise`.  Branches above a constant `limit` fold away, and with them
+-- their kernels.
 local def mul_thread_upto [n][m] (limit: i64) (f: i64) (mo: i64) (bits: i64) (a: [n][m]u64) (b: [n][m]u64)
                                  (otherwise: () -> [n][mo]u64) : [n][mo]u64 =
   if limit >= 4 && m == 4 then mul_thread_at 4 f mo bits a b
@@ -258,6 +259,9 @@ local def mul_thread_upto [n][m] (limit: i64) (f: i64) (mo: i64) (bits: i64) (a:
   else if limit >= 12 && m == 12 then mul_thread_at 12 f mo bits a b
   else if limit >= 16 && m == 16 then mul_thread_at 16 f mo bits a b
   else if limit >= 20 && m == 20 then mul_thread_at 20 f mo bits a b
+  else if limit >= 24 && m == 24 then mul_thread_at 24 f mo bits a b
+  else if limit >= 28 && m == 28 then mul_thread_at 28 f mo bits a b
+  else if limit >= 32 && m == 32 then mul_thread_at 32 f mo bits a b
   else otherwise ()
 
 -- | `a*b mod 2^bits` by the block-level convmul, several instances per
@@ -277,7 +281,9 @@ def mul_lo_convmul [n][m] (bits: i64) (a: [n][m]u64) (b: [n][m]u64) : [n][m]u64 
      |> unblock n m
 
 -- | The exact products (`2m` limbs) by the block-level convmul (widths up
--- to `max_block_limbs/2`).
+-- to `max_block_limbs/2`).  Not inlined: `mul_full_blocks` and the four
+-- products of `mul_full_halves` share one copy of its kernel.
+#[noinline]
 def mul_full_convmul [n][m] (a: [n][m]u64) (b: [n][m]u64) : [n][m*2]u64 =
   let ipb = instances_per_block mul_block_threads (m*2)
   let g = ipb * (m / 4)
@@ -294,9 +300,10 @@ def mul_full_convmul [n][m] (a: [n][m]u64) (b: [n][m]u64) : [n][m*2]u64 =
 local def mul_lo_blocks [n][m] (bits: i64) (a: [n][m]u64) (b: [n][m]u64) : [n][m]u64 =
   mul_thread_upto thread_mul_limbs 1 m bits a b (\() -> mul_lo_convmul bits a b)
 
--- The exact products by block-level kernels, as `mul_lo_blocks`.
+-- The exact products by block-level kernels: one instance per thread up
+-- to `thread_mul_full_limbs`, convmul above.
 local def mul_full_blocks [n][m] (a: [n][m]u64) (b: [n][m]u64) : [n][m*2]u64 =
-  mul_thread_upto thread_mul_limbs 2 (m*2) (64 * (m*2)) a b (\() -> mul_full_convmul a b)
+  mul_thread_upto thread_mul_full_limbs 2 (m*2) (64 * (m*2)) a b (\() -> mul_full_convmul a b)
 
 -- `a*b mod 2^bits` by classical multiplication: block-level kernels up to
 -- `max_block_limbs`, per-row code above.
@@ -305,17 +312,18 @@ local def mul_lo_classical [n][m] (bits: i64) (a: [n][m]u64) (b: [n][m]u64) : [n
   else map2 (\x y -> mask_row bits (mul_row m x y)) a b |> row_major
 
 -- Full products of operands too wide for one block product but within
--- `max_block_limbs`: from the four block products of their halves (h limbs
--- each), x*y = xl*yl + (xl*yh + xh*yl)*B^h + xh*yh*B^(2h).  The row path
--- it replaces takes per-instance flat parallelism over the whole product.
+-- `max_block_limbs`: from the four convmul products of their halves (h
+-- limbs each, far above the per-thread widths), x*y = xl*yl + (xl*yh +
+-- xh*yl)*B^h + xh*yh*B^(2h).  The row path it replaces takes per-instance
+-- flat parallelism over the whole product.
 local def mul_full_halves [n][m] (cpu: bool) (a: [n][m]u64) (b: [n][m]u64) : [n][m*2]u64 =
   let h = (m / 2 + 3) / 4 * 4
   let (al, ah) = (window h 0 h a, window h h (m - h) a)
   let (bl, bh) = (window h 0 h b, window h h (m - h) b)
-  let (ll, hh) = (mul_full_blocks al bl, mul_full_blocks ah bh)
+  let (ll, hh) = (mul_full_convmul al bl, mul_full_convmul ah bh)
   let outer = map2 (\x y -> tabulate (m*2) (\j -> if j < 2*h then x[j] else y[j - 2*h])) ll hh
   let with_mid mid acc = (add cpu (64 * (m*2)) acc (window (m*2) (-h) (m*2) mid)).0
-  in outer |> with_mid (mul_full_blocks al bh) |> with_mid (mul_full_blocks ah bl)
+  in outer |> with_mid (mul_full_convmul al bh) |> with_mid (mul_full_convmul ah bl)
 
 -- The exact products by classical multiplication.
 local def mul_full_classical [n][m] (cpu: bool) (a: [n][m]u64) (b: [n][m]u64) : [n][m*2]u64 =
@@ -361,18 +369,20 @@ def mul_full_by [n][m] (cpu: bool) (method: i64) (a: [n][m]u64) (b: [n][m]u64) :
 
 -- | `a*a mod 2^bits` by `method`: the NTT transforms `a` once (a third
 -- fewer transforms than a product), so it takes over at
--- `ntt_sqr_lo_limbs cpu`; classical squaring is the product.
+-- `ntt_sqr_lo_limbs cpu`; classical squaring is the product, by
+-- `mul_lo_by`'s copy of the classical kernels (an inlined copy here would
+-- double the code generated for the per-thread kernels).
 #[noinline]
 def sqr_lo_by [n][m] (cpu: bool) (method: i64) (bits: i64) (a: [n][m]u64) : [n][m]u64 =
   if picks_ntt method (ntt_sqr_lo_limbs cpu) m then sqr_lo_ntt bits a
-  else mul_lo_classical bits a a
+  else mul_lo_by cpu mul_classical bits a a
 
 -- | The exact squares (`2m` limbs) by `method`, switching at
 -- `ntt_sqr_full_limbs cpu`.
 #[noinline]
 def sqr_full_by [n][m] (cpu: bool) (method: i64) (a: [n][m]u64) : [n][m*2]u64 =
   if picks_ntt method (ntt_sqr_full_limbs cpu) m then sqr_full_ntt a
-  else mul_full_classical cpu a a
+  else mul_full_by cpu mul_classical a a
 
 -- | `a*b mod 2^bits` by the ladder's choice.
 def mul_lo [n][m] (cpu: bool) (bits: i64) (a: [n][m]u64) (b: [n][m]u64) : [n][m]u64 =

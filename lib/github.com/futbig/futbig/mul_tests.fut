@@ -74,10 +74,10 @@ entry test_sqr_full (seed: u64) (n: i64) (m: i64) (bits: i64) : bool =
   in all_eq (sqr_full_by false mul_classical a) (map2 ref_mul a a)
 
 -- `mul_lo` and `mul_full` around the per-thread widths (up to
--- `thread_mul_limbs`), with partial last blocks (128 instances a block)
--- and odd bit widths; from 24 limbs they run convmul.  And convmul itself
--- at the same widths, which `mul_lo` and `mul_full` do not use up to
--- `thread_mul_limbs`.
+-- `thread_mul_limbs` = 32 and `thread_mul_full_limbs` = 28), with partial
+-- last blocks (128 instances a block) and odd bit widths; above them they
+-- run convmul.  And convmul itself at the same widths, which `mul_lo` and
+-- `mul_full` do not use up to those.
 -- ==
 -- entry: test_mul_lo test_mul_full test_mul_lo_convmul test_mul_full_convmul
 -- input { 21u64 0i64 4i64 256i64 }     output { true }

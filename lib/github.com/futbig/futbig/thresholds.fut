@@ -35,16 +35,22 @@ def add_by_rows (cpu: bool) : bool = cpu
 -- 6023 / 6103 / 6160; bench/results/h200-mul-block-shapes.json).
 def mul_block_threads : i64 = 128
 
--- | Widths (limbs) up to which `mul_lo` and `mul_full` run one instance per
--- thread (every multiple of 4 up to it has a kernel); convmul above.
--- `mul_lo`, per thread / convmul: 256 bits 399 / 934, 512 bits 458 / 1117,
--- 1024 bits 1204 / 1491, 1280 bits 1432 / 2009, 1536 bits 5769 / 2224
--- (from 24 limbs the rows no longer fit in registers).  Those were the
--- kernels on 64-bit limbs; with 28-bit digits (mul.fut, H100, 2026-11-27)
--- 1024 bits take 790 us, 1280 bits 792, and low-half kernels of 24-32
--- limbs beat convmul by 1.65-2.5x, but their code generation cost
--- (docs/multiplication.md) keeps them out for now.
-def thread_mul_limbs : i64 = 20
+-- | Widths (limbs) up to which `mul_lo` runs one instance per thread
+-- (every multiple of 4 up to it has a kernel); convmul above.  H100,
+-- 2026-11-27, us per 2^32-bit batch, the kernels alone, per thread on
+-- 28-bit digits (mul.fut) / convmul: 1536 bits 843 / 2077, 1792 bits 944
+-- / 2294, 2048 bits 1388 / 2293 (1536 and 1792 with digits cut at every
+-- use, up to 10% faster than the kernels kept).  32 limbs is the widest
+-- kernel: at 2048 bits it already uses all 255 registers.  The earlier
+-- kernels on 64-bit limbs ran out of registers from 24 limbs (1536 bits
+-- 5769 us).
+def thread_mul_limbs : i64 = 32
+
+-- | Widths (limbs) up to which `mul_full` runs one instance per thread;
+-- convmul above.  H100, 2026-11-27, per thread / convmul: 1536 bits 1708
+-- / 4977, 1792 bits 3955 / 5534, 2048 bits 6170 (128 bytes spilled) /
+-- 5360.
+def thread_mul_full_limbs : i64 = 28
 
 -- The switches to the NTT.  An NTT product costs about the same for every
 -- width that pads to one transform length (4m digits rounded up to a power
