@@ -177,7 +177,7 @@ def mul_row [m] (mo: i64) (xs: [m]u64) (ys: [m]u64) : [mo]u64 =
 -- `k` holds at most `nd` products plus the carry out of column `k-1`
 -- (below 2^36), at most `nd*(2^28-1)^2 + 2^36`, which stays below 2^64 for
 -- `nd <= 255` digits (`w <= 111` limbs; the per-thread widths are at most
--- 20).  H100, us per 2^32-bit batch, the kernels alone, 64-bit limbs /
+-- 32).  H100, us per 2^32-bit batch, the kernels alone, 64-bit limbs /
 -- digits: `mul_lo` 1024 bits 1322 / 790, 1280 bits 1732 / 792; `mul_full`
 -- 1024 bits 5075 / 1355 (docs/multiplication.md).
 
