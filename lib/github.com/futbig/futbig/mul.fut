@@ -184,13 +184,17 @@ def mul_row [m] (mo: i64) (xs: [m]u64) (ys: [m]u64) : [mo]u64 =
 -- Bits per digit of the per-thread products.
 local def digit_bits : i64 = 28
 
--- Digit `i` (bits `28i .. 28i+27`) of a `w`-limb number with limbs `x q`.
-local #[inline] def digit (w: i64) (x: i64 -> u64) (i: i64) : u32 =
+-- `2^digit_bits - 1`.
+local def digit_mask : u64 = (1 << u64.i64 digit_bits) - 1
+
+-- Digit `i` (bits `28i .. 28i+27`) of a `w`-limb number with limbs `x q`;
+-- `dmask` is `2^28 - 1` (see `mul_thread_fixed`).
+local #[inline] def digit (dmask: u32) (w: i64) (x: i64 -> u64) (i: i64) : u32 =
   let b = i * digit_bits
   let (q, r) = (b / 64, b % 64)
   let lo = if q < w then x q >> u64.i64 r else 0
   let hi = if r + digit_bits > 64 && q + 1 < w then x (q + 1) << u64.i64 (64 - r) else 0
-  in u32.u64 (lo | hi) & ((1 << u32.i64 digit_bits) - 1)
+  in u32.u64 (lo | hi) & dmask
 
 -- Digit column `k` of the product of the numbers with digits `xd` and `yd`,
 -- added to `carry`; the digits are zero-extended so that their products
@@ -211,17 +215,16 @@ local #[inline] def digit_column [nd] (xd: [nd]u32) (yd: [nd]u32) (carry: u64) (
 -- loop of their own, each array becomes a kernel pass that leaves it in
 -- shared memory (1003 us instead of 784 at 1024 bits), and cut from the
 -- limbs at every use (no arrays) the kernels take 4x the compiler's memory.
-local #[inline] def product_digits (w: i64) (mo: i64) (bits: i64) (x: i64 -> u64) (y: i64 -> u64) : [mo]u64 =
+local #[inline] def product_digits (dmask: u32) (w: i64) (mo: i64) (bits: i64) (x: i64 -> u64) (y: i64 -> u64) : [mo]u64 =
   let nd = (64 * w + digit_bits - 1) / digit_bits
-  let mask = (1 << u64.i64 digit_bits) - 1
   let (_, _, ws, _, _, _, _) =
     #[unroll]
     loop (xd, yd, ws, carry, buf, nb, j) = (replicate nd 0, replicate nd 0, replicate mo 0, 0, 0, 0, 0)
     for s < nd + (64 * mo + digit_bits - 1) / digit_bits do
       if s < nd
-      then (xd with [s] = digit w x s, yd with [s] = digit w y s, ws, carry, buf, nb, j)
+      then (xd with [s] = digit dmask w x s, yd with [s] = digit dmask w y s, ws, carry, buf, nb, j)
       else let col = digit_column xd yd carry (s - nd)
-           let d = col & mask
+           let d = col & digit_mask
            let buf = buf | (d << u64.i64 nb)
            let nb = nb + digit_bits
            in if nb >= 64 && j < mo
@@ -237,7 +240,15 @@ local #[inline] def product_digits (w: i64) (mo: i64) (bits: i64) (x: i64 -> u64
 local #[inline] def mul_thread_fixed [n] (w: i64) (mo: i64) (bits: i64) (a: [n][w]u64) (b: [n][w]u64) : [n][mo]u64 =
   let af = opaque (flatten a)
   let bf = opaque (flatten b)
-  let product row = product_digits w mo bits (\i -> #[unsafe] af[row () * w + i])
+  -- The digit mask as a run-time value, computed on the host and passed
+  -- to the kernel: as a constant, the CUDA compiler folds each digit's
+  -- truncation to u32 and zero-extension into a 64-bit mask and multiplies
+  -- the digits with 64-bit multiplications, two instructions per digit
+  -- product instead of one (H200, kernels alone: 777 / 724 us at 1024
+  -- bits, 1354 / 1076 at 2048; docs/multiplication.md).  `bits` is never
+  -- `i64.lowest`; Futhark folds a test on a size (`n < 0`).
+  let dmask = u32.u64 digit_mask + u32.bool (bits == i64.lowest)
+  let product row = product_digits dmask w mo bits (\i -> #[unsafe] af[row () * w + i])
                                              (\j -> #[unsafe] bf[row () * w + j])
   in thread_map n thread_mul_instances product flatten |> unblock n mo
 
