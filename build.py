@@ -20,6 +20,7 @@ Futhark release instead of the pin, unpacked into .futhark-<version>/.
 from __future__ import annotations
 
 import argparse
+import ast
 import hashlib
 import os
 import re
@@ -332,6 +333,13 @@ def generate_c(futhark: Path, backend: str, out_dir: Path) -> Path:
     run([futhark, backend, "--library", "-o", stem, ENTRY_PROGRAM])
     source = stem.with_suffix(".c")
     source.write_text(patch_generated_c(source.read_text(), backend))
+    if backend == "cuda" and (clobbered := clobbered_loop_arrays(gpu_kernel_source(source.read_text()))):
+        source.unlink()  # never compiled, never staged
+        raise BuildError(
+            f"futhark {FUTHARK_VERSION} generated GPU kernels that overwrite an array while a loop still reads "
+            f"it (silently wrong results; docs/gpu.md, 'A miscompilation'): {'; '.join(clobbered)}. "
+            "Restructure the Futhark code the kernel comes from, e.g. `copy` the loop's new value"
+        )
     return stem
 
 
@@ -349,6 +357,71 @@ def patch_generated_c(text: str, backend: str) -> str:
                 f"{patch.name!r}, not {expected}: the generated code changed; check C_PATCHES in build.py by hand"
             )
     return text
+
+
+def gpu_kernel_source(generated_c: str) -> str:
+    """The kernel source that generated GPU C embeds as the string literals of ``gpu_program``."""
+    start = generated_c.index("static const char *gpu_program[] = {")
+    body = generated_c[start:generated_c.index("NULL};", start)].split("{", 1)[1]
+    return "".join(ast.literal_eval('"' + s + '"') for s in re.findall(r'"((?:[^"\\]|\\.)*)"', body))
+
+
+def clobbered_loop_arrays(kernels: str) -> list[str]:
+    """``kernel: pointer <- buffer`` for each sequential loop in ``kernels`` (CUDA source as Futhark
+    generates it) that writes a per-thread buffer (``color_N``) and later in the same iteration reads,
+    with no new value assigned in between, an array pointer that may point to that buffer.
+
+    The signature of a miscompilation of Futhark 0.25.27 and 0.25.32 (docs/gpu.md): a loop whose
+    array, of a size not known at compile time, lives in per-thread global memory gets its next
+    value in a buffer that the next iteration's fresh array (a ``replicate``) overwrites while the
+    old value is still read.  Writes through other pointers are not followed: a loop that swaps
+    two buffers is not flagged.
+    """
+    found = set()
+    for kernel in re.split(r"\n(?=FUTHARK_KERNEL)", kernels):
+        name = re.search(r"^void (\w+)\(", kernel, re.M)
+        if name is None or "color_" not in kernel:
+            continue
+        sources: dict[str, set[str]] = {}
+        for target, source in re.findall(r"\b(\w+) = (\w+);", kernel):
+            sources.setdefault(target, set()).add(source)
+
+        def buffers(var: str, seen: set[str]) -> set[str]:  # the color_N that var may point to
+            if var.startswith("color_"):
+                return {var}
+            seen.add(var)
+            return set().union(*(buffers(s, seen) for s in sources.get(var, ()) if s not in seen))
+
+        def positions(pattern: str) -> dict[str, list[int]]:
+            at: dict[str, list[int]] = {}
+            for m in re.finditer(pattern, kernel):
+                at.setdefault(m.group(1), []).append(m.start())
+            return at
+
+        reads = positions(r"\*\) (\w+)\)\[")
+        writes = positions(r"\*\) (color_\d+)\)\[[^\]]*\] = ")
+        sets = positions(r"\b(\w+) = \w+;")
+        closing, opened = {}, []
+        for m in re.finditer(r"[{}]", kernel):
+            if m.group() == "{":
+                opened.append(m.start())
+            elif opened:
+                closing[opened.pop()] = m.start()
+        for loop in re.finditer(r"for \([^;]*;[^;]*;[^)]*\) \{", kernel):
+            first, last = loop.end() - 1, closing.get(loop.end() - 1, len(kernel))
+
+            def inside(at: list[int]) -> list[int]:
+                return [x for x in at if first < x < last]
+
+            for pointer, assigned in sets.items():
+                assigned = inside(assigned)
+                if not assigned:
+                    continue  # not given a new value in this loop
+                for buffer in buffers(pointer, set()):
+                    if any(w < r and not any(w < s < r for s in assigned)
+                           for w in inside(writes.get(buffer, [])) for r in inside(reads.get(pointer, []))):
+                        found.add(f"{name.group(1)}: {pointer} <- {buffer}")
+    return sorted(found)
 
 
 def compile_extension(py: Path, stem: Path, backend: str, extra_cflags: list[str] = (), extra_ldflags: list[str] = ()) -> Path:

@@ -1,0 +1,131 @@
+"""build.py's check of generated GPU kernels for a Futhark miscompilation (docs/gpu.md).
+
+The kernels are cut down from what Futhark 0.25.27 generates for the
+program in docs/gpu.md ('A miscompilation'): the loop's array `x`
+(`mem_param_ext`) may be left in the buffer `color_2` by one iteration,
+which the next iteration fills with zeros before it reads `x`; and the same
+loop after the fix (the step's value copied), which swaps two buffers.
+"""
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+CLOBBERED = """
+FUTHARK_KERNEL_SIZED(mainzisegmap_9_dim1, 1, 1)
+void mainzisegmap_9(__global int *global_failure, int64_t w, __global unsigned char *mem_1, __global unsigned char *mem_2, __global unsigned char *color_1, __global unsigned char *color_2)
+{
+    mem_param_ext_5 = mem_1;
+    for (int32_t k = 0; k < 4; k++) {
+        for (int64_t i = 0; i < w; i++) {
+            ((__global int64_t *) color_2)[tid + i * num_threads] = (int64_t) 0;
+        }
+        for (int64_t j = 0; j < w; j++) {
+            t = ((__global int64_t *) color_2)[tid + j * num_threads];
+            x = ((__global int64_t *) mem_param_ext_5)[ext_6 + j * ext_7];
+            ((__global int64_t *) color_2)[tid + j * num_threads] = add64(t, x);
+        }
+        if (cond) {
+            ext_mem_ext_3 = color_2;
+        } else {
+            ext_mem_ext_3 = color_1;
+        }
+        mem_param_ext_tmp_4 = ext_mem_ext_3;
+        mem_param_ext_5 = mem_param_ext_tmp_4;
+    }
+    for (int64_t i = 0; i < w; i++) {
+        ((__global int64_t *) mem_2)[gtid + i * n] = ((__global int64_t *) mem_param_ext_5)[ext_6 + i * ext_7];
+    }
+}
+"""
+
+# The fixed loop: x is copied into color_1 before the loop, then each step
+# writes through mem_param_out and the two pointers swap.
+SWAPPED = """
+FUTHARK_KERNEL_SIZED(mainzisegmap_9_dim1, 1, 1)
+void mainzisegmap_9(__global int *global_failure, int64_t w, __global unsigned char *mem_1, __global unsigned char *mem_2, __global unsigned char *color_1, __global unsigned char *color_2, __global unsigned char *color_3)
+{
+    for (int64_t i = 0; i < w; i++) {
+        ((__global int64_t *) color_1)[tid + i * num_threads] = ((__global int64_t *) mem_1)[gtid + i * n];
+    }
+    mem_param_5 = color_1;
+    mem_param_out_6 = color_2;
+    for (int32_t k = 0; k < 4; k++) {
+        for (int64_t i = 0; i < w; i++) {
+            ((__global int64_t *) color_3)[tid + i * num_threads] = (int64_t) 0;
+        }
+        for (int64_t j = 0; j < w; j++) {
+            t = ((__global int64_t *) color_3)[tid + j * num_threads];
+            x = ((__global int64_t *) mem_param_5)[tid + j * num_threads];
+            ((__global int64_t *) color_3)[tid + j * num_threads] = add64(t, x);
+        }
+        for (int64_t i = 0; i < w; i++) {
+            ((__global int64_t *) mem_param_out_6)[tid + i * num_threads] = ((__global int64_t *) color_3)[tid + i * num_threads];
+        }
+        mem_param_tmp_7 = mem_param_out_6;
+        mem_param_out_tmp_8 = mem_param_5;
+        mem_param_5 = mem_param_tmp_7;
+        mem_param_out_6 = mem_param_out_tmp_8;
+    }
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def build():
+    spec = importlib.util.spec_from_file_location("futbig_build_checks", ROOT / "build.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_a_buffer_overwritten_before_the_loop_reads_it_is_flagged(build):
+    assert build.clobbered_loop_arrays(CLOBBERED) == ["mainzisegmap_9: mem_param_ext_5 <- color_2"]
+
+
+def test_a_loop_that_swaps_two_buffers_is_not_flagged(build):
+    assert build.clobbered_loop_arrays(SWAPPED) == []
+    assert build.clobbered_loop_arrays(CLOBBERED.replace("ext_mem_ext_3 = color_2;", "ext_mem_ext_3 = color_1;")) == []
+
+
+def test_the_kernels_are_read_from_generated_c(build):
+    # As Futhark embeds them: string literals, split anywhere, escapes included.
+    pieces = [CLOBBERED[:300], CLOBBERED[300:]]
+    literal = ", ".join('"' + p.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"' for p in pieces)
+    generated = f"int x;\nstatic const char *gpu_program[] = {{{literal}, NULL}};\nint y;\n"
+    assert build.gpu_kernel_source(generated) == CLOBBERED
+    assert build.clobbered_loop_arrays(build.gpu_kernel_source(generated)) == [
+        "mainzisegmap_9: mem_param_ext_5 <- color_2"]
+
+
+PROGRAM = """
+def step [w] (x: [w]u64) (y: [w]u64) : *[w]u64 =
+  let t = loop t = replicate w 0u64 for i < w do
+            loop t for j < w do t with [j] = t[j] + x[j] * y[i] + u64.i64 j
+  let d = loop d = replicate w 0u64 for j < w do d with [j] = t[j] - x[j]
+  in if t[0] & 1 == 0 then t else d
+entry main [n][w] (xs: [n][w]u64) (ys: [n][w]u64) : [n][w]u64 =
+  map2 (\\x y -> loop x = copy x for _k < 4 do step x y) xs ys
+"""
+
+
+@pytest.mark.parametrize("fixed", [False, True])
+def test_the_build_stops_before_compiling_a_miscompiled_kernel(build, tmp_path, monkeypatch, fixed):
+    # docs/gpu.md's program through generate_c: stopped, its C deleted; with the fix, built.
+    program = tmp_path / "program.fut"
+    program.write_text(PROGRAM.replace("in if t[0] & 1 == 0 then t else d", "in copy (if t[0] & 1 == 0 then t else d)") if fixed else PROGRAM)
+    monkeypatch.setattr(build, "ENTRY_PROGRAM", program)
+    monkeypatch.setattr(build, "C_PATCHES", ())
+    if fixed:
+        stem = build.generate_c(build.find_futhark(), "cuda", tmp_path / "out")
+        assert stem.with_suffix(".c").is_file()
+    else:
+        with pytest.raises(build.BuildError, match=r"mainzisegmap_\d+: mem_param_ext_\d+ <- color_\d+"):
+            build.generate_c(build.find_futhark(), "cuda", tmp_path / "out")
+        assert not (tmp_path / "out" / "futbig.c").exists()
