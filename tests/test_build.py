@@ -9,6 +9,8 @@ loop after the fix (the step's value copied), which swaps two buffers.
 from __future__ import annotations
 
 import importlib.util
+import os
+import shutil
 import sys
 from pathlib import Path
 
@@ -115,17 +117,28 @@ entry main [n][w] (xs: [n][w]u64) (ys: [n][w]u64) : [n][w]u64 =
 """
 
 
+def installed_futhark(build) -> Path | None:
+    """The compiler build.py would take, if it need not fetch one (the GPU machine has none)."""
+    for candidate in (os.environ.get("FUTHARK"), shutil.which("futhark"), build.FUTHARK_DIR / "bin" / "futhark"):
+        if candidate and Path(candidate).is_file() and build.futhark_version(candidate) == build.FUTHARK_VERSION:
+            return Path(candidate)
+    return None
+
+
 @pytest.mark.parametrize("fixed", [False, True])
 def test_the_build_stops_before_compiling_a_miscompiled_kernel(build, tmp_path, monkeypatch, fixed):
     # docs/gpu.md's program through generate_c: stopped, its C deleted; with the fix, built.
+    futhark = installed_futhark(build)
+    if futhark is None:
+        pytest.skip(f"no futhark {build.FUTHARK_VERSION} here (`python3 build.py build` sets it up)")
     program = tmp_path / "program.fut"
     program.write_text(PROGRAM.replace("in if t[0] & 1 == 0 then t else d", "in copy (if t[0] & 1 == 0 then t else d)") if fixed else PROGRAM)
     monkeypatch.setattr(build, "ENTRY_PROGRAM", program)
     monkeypatch.setattr(build, "C_PATCHES", ())
     if fixed:
-        stem = build.generate_c(build.find_futhark(), "cuda", tmp_path / "out")
+        stem = build.generate_c(futhark, "cuda", tmp_path / "out")
         assert stem.with_suffix(".c").is_file()
     else:
         with pytest.raises(build.BuildError, match=r"mainzisegmap_\d+: mem_param_ext_\d+ <- color_\d+"):
-            build.generate_c(build.find_futhark(), "cuda", tmp_path / "out")
+            build.generate_c(futhark, "cuda", tmp_path / "out")
         assert not (tmp_path / "out" / "futbig.c").exists()
