@@ -654,7 +654,10 @@ local #[inline] def divmod_thread_at [n][m] (cpu: bool) (w: i64) (a: [n][m]u64) 
 -- | Batched division with one instance per thread (Knuth's Algorithm D):
 -- (quotients, remainders, flags b == 0).  Quadratic work per instance,
 -- no passes over the batch: the choice for narrow numbers.  Widths up to
--- `fixed_div_limbs` have a fixed-width kernel each.
+-- `fixed_div_limbs` have a fixed-width kernel each.  Not inlined: a
+-- program that calls it several times (the tests) compiles those kernels
+-- once.
+#[noinline]
 def divmod_thread [n][m] (cpu: bool) (a: [n][m]u64) (b: [n][m]u64) : ([n][m]u64, [n][m]u64, [n]u8) =
   if m == 4 then divmod_thread_at cpu 4 a b
   else if m == 8 then divmod_thread_at cpu 8 a b

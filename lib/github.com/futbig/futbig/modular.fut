@@ -578,6 +578,13 @@ local #[inline] def mod_mul_fixed [n][k][m] (w: i64) (a: [n][m]u64) (b: [n][m]u6
 -- 8, 12, 16, 24 and 32 limbs, narrower instances zero-extended to the
 -- next); above, batch-level from `mont_batch_limbs`: `(aR mod p) b/R`,
 -- two Montgomery products, valid for any `a, b < R`.
+--
+-- Not inlined, nor are the other operations with kernels of constant
+-- widths (`powmod`, `modinv`, `to_mont_batch`, `from_mont_batch`,
+-- `mont_mul_batch`): each copy holds several unrolled kernels, and a
+-- program that calls one several times (the tests) would compile each copy
+-- again (minutes apiece).
+#[noinline]
 def mod_mul [n][k][m] (cpu: bool) (method: i64) (one_odd: bool) (a: [n][m]u64) (b: [n][m]u64) (mods: [k][m]u64) : ([n][m]u64, [n]u8) =
   let row p c i = mod_mul_row p c (reduce_row p a[i]) (reduce_row p b[i])
   -- The widths as literals at each call (see `powmod`).
@@ -614,6 +621,7 @@ local #[inline] def pow_odd_fixed [n][k][m][ke][me] (w: i64) (sqr: bool) (wb: i6
 -- (docs/modular.md).  A shared even modulus skips those kernels (unlike
 -- `mod_mul`, where their cost is small beside the read that decides it):
 -- every instance would be recomputed per thread.
+#[noinline]
 def powmod [n][k][m][ke][me] (cpu: bool) (method: i64) (one_odd: bool) (a: [n][m]u64) (e: [ke][me]u64) (mods: [k][m]u64)
                            : ([n][m]u64, [n]u8) =
   let w = window_bits (reduce i64.max 0 (map bit_length_row e))
@@ -684,6 +692,7 @@ local #[inline] def modinv_fixed [n][k][m] (w: i64) (a: [n][m]u64) (mods: [k][m]
 -- width known to the compiler the rows of the division steps are
 -- thread-private arrays rather than rows in global memory
 -- (`fixed_inverse_limbs`).
+#[noinline]
 def modinv [n][k][m] (a: [n][m]u64) (mods: [k][m]u64) : ([n][m]u64, [n]u8, [n]u8) =
   if m <= 4 then modinv_fixed 4 a mods else if m <= 8 then modinv_fixed 8 a mods
   else if m <= 16 then modinv_fixed 16 a mods else if m <= 32 then modinv_fixed 32 a mods
@@ -699,11 +708,13 @@ local def batch_forms [n][k][m] (cpu: bool) (f: mont_rows [n][m] -> [n][m]u64 ->
 
 -- | Montgomery forms `(a mod p)*R mod p` for odd moduli (`R = 2^(64m)`);
 -- `cpu` and `method` as for `mod_mul`.
+#[noinline]
 def to_mont_batch [n][k][m] (cpu: bool) (method: i64) (a: [n][m]u64) (mods: [k][m]u64) : [n][m]u64 =
   if by_batch method (mont_batch_limbs cpu) m then batch_forms cpu (\r r2 -> mont_mul_rows cpu r a r2) mods
   else (with_moduli false (\p c i -> to_mont p c (reduce_row p a[i])) mods : ([n][m]u64, [n]u8)).0
 
 -- | The values `a/R mod p` of Montgomery forms `a < p`, odd moduli.
+#[noinline]
 def from_mont_batch [n][k][m] (cpu: bool) (method: i64) (a: [n][m]u64) (mods: [k][m]u64) : [n][m]u64 =
   if by_batch method (mont_batch_limbs cpu) m then batch_forms cpu (\r _ -> from_mont_rows cpu r a) mods
   else (with_moduli false (\p c i -> from_mont p c a[i]) mods : ([n][m]u64, [n]u8)).0
@@ -719,6 +730,7 @@ local #[inline] def mont_mul_exact [n][k][m] (w: i64) (a: [n][m]u64) (b: [n][m]u
 -- odd moduli.  One instance per thread at the widths of 4, 8, 16 and 32
 -- limbs by kernels of constant width (`mont_mul_fixed`; `R` rules out
 -- zero-extending other widths), unless `method` is `mont_batch`.
+#[noinline]
 def mont_mul_batch [n][k][m] (cpu: bool) (method: i64) (a: [n][m]u64) (b: [n][m]u64) (mods: [k][m]u64) : [n][m]u64 =
   let (ps, _) = nonzero_moduli mods
   let pinvs = map (\p -> neg_inv64 p[0]) ps

@@ -32,6 +32,13 @@ entry test_gcd_small [n][m] (a: [n][m]u64) (b: [n][m]u64) = gcd a b
 -- input { [1u64, 3u64, 18446744073709551615u64, 12345678901u64] } output { true }
 entry test_neg_inv64 [n] (xs: [n]u64) : bool = all (\x -> x * neg_inv64 x == u64.highest) xs
 
+-- `xs` with a size of its own: the compiler copies a function for each
+-- pattern of equal sizes among the arguments of its calls (`k = n`, ...),
+-- and each copy of `powmod`, `mod_mul` and `modinv` holds kernels of
+-- several constant widths (minutes of compile time apiece).  With the
+-- moduli and exponents `apart`, one copy of each serves every test.
+local def apart [k] 't (xs: [k]t) : []t = filter (\_ -> true) xs
+
 -- x*y mod p by the references.
 local def ref_mulmod [m] (p: [m]u64) (x: [m]u64) (y: [m]u64) : [m]u64 =
   take m (long_division (ref_mul x y) (tabulate (m * 2) (\i -> if i < m then p[i] else 0))).1
@@ -60,8 +67,8 @@ entry test_mod_mul (seed: u64) (n: i64) (m: i64) (bits: i64) : bool =
   let b = gen (seed + 100) n m bits
   let p = moduli (seed + 200) n m bits
   let ref ps = map3 (\x y p -> ref_mulmod p (ref_mod p x) (ref_mod p y)) a b ps
-  in all_eq (mod_mul true mont_auto false a b p).0 (ref p)
-     && all_eq (mod_mul true mont_auto false a b p[:1]).0 (ref (replicate n p[0]))
+  in all_eq (mod_mul true mont_auto false a b (apart p)).0 (ref p)
+     && all_eq (mod_mul true mont_auto false a b (apart p[:1])).0 (ref (replicate n p[0]))
 
 entry test_mod_add_sub (seed: u64) (n: i64) (m: i64) (bits: i64) : bool =
   let a = gen seed n m bits
@@ -78,12 +85,12 @@ entry test_powmod (seed: u64) (n: i64) (m: i64) (bits: i64) : bool =
   let ref = map3 (\x e p -> let x = ref_mod p x
                             in loop r = ref_mod p (tabulate m (\j -> u64.bool (j == 0)))
                                for _i < i64.u64 e[0] do ref_mulmod p r x) a es p
-  in all_eq (powmod true mont_auto false a es p).0 ref
+  in all_eq (powmod true mont_auto false a (apart es) (apart p)).0 ref
 
 entry test_modinv (seed: u64) (n: i64) (m: i64) (bits: i64) : bool =
   let a = gen seed n m bits
   let p = moduli (seed + 200) n m bits
-  let (inv, _, none) = modinv a p
+  let (inv, _, none) = modinv a (apart p)
   let g = gcd (map2 ref_mod p a) p
   let unit = tabulate m (\j -> u64.bool (j == 0))
   in and (map5 (\x y p none g -> let one_mod_p = ref_mod p unit
@@ -143,11 +150,11 @@ entry test_mont_routes (seed: u64) (n: i64) (m: i64) (bits: i64) : bool =
     -- `one_odd` (the modulus is not read on the host) where given, and
     -- the device's check with one odd modulus too (`[ones]`).
     let mm [k] (one_odd: bool) (ps: [k][m]u64) =
-      all_eq (mod_mul true method one_odd a b ps).0
+      all_eq (mod_mul true method one_odd a b (apart ps)).0
              (tabulate n (\i -> let p = row ps i in ref_mulmod p (ref_mod p a[i]) (ref_mod p b[i])))
     let pw [k] (one_odd: bool) (ps: [k][m]u64) =
-      all_eq (powmod true method one_odd a es ps).0 (tabulate n (\i -> ref_pow a[i] es[i, 0] (row ps i)))
-    let forms = from_mont_batch true method (to_mont_batch true method a odd) odd
+      all_eq (powmod true method one_odd a (apart es) (apart ps)).0 (tabulate n (\i -> ref_pow a[i] es[i, 0] (row ps i)))
+    let forms = from_mont_batch true method (to_mont_batch true method a (apart odd)) (apart odd)
     in mm false p && mm true odd && mm false [ones] && pw false p && pw true odd && pw false [ones]
        && all_eq forms (map (ref_mod odd[0]) a)
   in check mont_thread && check mont_batch
