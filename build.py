@@ -58,7 +58,9 @@ DIST = ROOT / "dist"
 ALL_BACKENDS = ("c", "multicore", "cuda")
 CUDA_COMPAT_HEADER = ROOT / "csrc" / "cuda_compat.h"
 CPU_BACKENDS = ("c", "multicore")
-C_FLAGS = ["-O3"]
+# -g0: no debug information for the generated code (Python's own CFLAGS ask for
+# -g, which doubles gcc's time on it: 44 against 21 s for 6 MB of it here).
+C_FLAGS = ["-O3", "-g0"]
 
 
 @dataclass(frozen=True)

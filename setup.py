@@ -69,8 +69,7 @@ class BuildExt(build_ext):
         cflags, ldflags = self.cuda_flags if backend == "cuda" else ([], [])
         ext.sources = made.sources
         ext.libraries = made.libraries
-        # -g0: no debug information for generated code (Python's own CFLAGS ask for -g).
-        ext.extra_compile_args = [*made.extra_compile_args, *B.C_FLAGS, "-g0", *cflags]
+        ext.extra_compile_args = [*made.extra_compile_args, *B.C_FLAGS, *cflags]
         ext.extra_link_args = [*(["-pthread"] if backend == "multicore" else []), *ldflags]
         super().build_extension(ext)
 
