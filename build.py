@@ -51,6 +51,9 @@ FUTHARK_EXAMPLES = ROOT / "examples" / "futhark"  # programs that use the librar
 # Examples that `build.py test` runs in Futhark's interpreter: operations.fut calls
 # divmod, whose C takes minutes of CI time to compile, for a one-row test.
 INTERPRETED_EXAMPLES = ["operations.fut"]
+# The spec programs slowest to compile, slowest first (2-core build machine, 2026-11-27:
+# 775, 712, 664, 624 and 272 s of code generation).
+SLOW_SPECS = ["modular_tests", "ntt_tests", "mul_tests", "div_tests", "fused_tests"]
 GEN_DIR = ROOT / "gen"  # the generated C of every backend, staged for the sdist
 GEN_HASH = GEN_DIR / "SOURCES.sha256"  # generated_c_hash() of the sources the C in GEN_DIR came from
 GEN_FILES = ("futbig.c", "futbig.h", "futbig.json")
@@ -591,7 +594,12 @@ def futhark_user_project() -> Path:
 def futhark_tests(futhark: Path) -> None:
     """`futhark test` of the library's specs and, as a package user would, of the example programs."""
     env = dict(os.environ, PATH=f"{futhark.parent}{os.pathsep}{os.environ.get('PATH', '')}")
-    specs = sorted(str(p.relative_to(ROOT)) for p in LIBRARY_DIR.glob("*_tests.fut"))
+    # `futhark test` compiles the programs in the order given, as many at a time as there are
+    # cores: those holding the multiplication ladder take minutes each (docs/architecture.md,
+    # "Build time"), so they go first, lest one of them start last beside an idle core.
+    rank = {name: i for i, name in enumerate(SLOW_SPECS)}
+    programs = sorted(LIBRARY_DIR.glob("*_tests.fut"), key=lambda p: (rank.get(p.stem, len(rank)), p.name))
+    specs = [str(p.relative_to(ROOT)) for p in programs]
     run([futhark, "test", "--backend=c", *specs], cwd=ROOT, env=env)
     project = futhark_user_project()
     compiled = sorted(p.name for p in project.glob("*.fut") if p.name not in INTERPRETED_EXAMPLES)
