@@ -93,6 +93,25 @@ local def pair_operands (np: i64) (pair: i64 -> quad) (tl: i64) : (quad, quad) =
   let (q0, q1, _, _) = if 2 * tl + 1 < np then pair (2 * tl + 1) else zero_quad
   in (pair (2 * tl), (q2, q3, q0, q1))
 
+-- The order of a block's threads in the convolution phase, where `v`
+-- instances are interleaved: element `e` is thread `tl` of instance `s`
+-- (`conv_thread`), and thread `tl` of instance `s` is element
+-- `conv_element` (the inverse).  With `v = 1` the threads of an instance
+-- are consecutive, so a warp holds pairs of very different lengths (pair
+-- `tl` has `2tl+1` terms) and waits for its longest; with `v` instances
+-- interleaved, the lanes of a warp hold `v` instances at about the same
+-- pair, but read `v` instances at the same offset of shared memory, where
+-- rows of a multiple of 16 limbs fall in one bank (`conv_interleave`).
+local def conv_thread (seg: i64) (v: i64) (e: i64) : (i64, i64) =
+  let (hi, r) = (quot32 e (seg * v), rem32 e (seg * v))
+  in (quot32 r v, hi * v + rem32 r v)
+
+local def conv_element (seg: i64) (v: i64) (tl: i64) (s: i64) : i64 =
+  (quot32 s v * seg + tl) * v + rem32 s v
+
+-- Instances interleaved in the convolution phase of a block of `ipb`.
+local def conv_interleave (ipb: i64) : i64 = if ipb <= conv_interleave_instances then ipb else 1
+
 -- | Low halves `x*y mod 2^(64m)` for the `ipb` instances of a block, as `g =
 -- ipb*m/4` quads, where the operands are block-local flat arrays of limbs.
 -- Thread `tl` of an instance computes pairs `tl` and `m/2-1-tl` (equal work
@@ -101,17 +120,19 @@ local def pair_operands (np: i64) (pair: i64 -> quad) (tl: i64) : (quad, quad) =
 def mul_lo_quads_with 'a [k] (m: i64) (g: i64) (finish: i64 -> quad -> bool -> a)
                              (xs: [k]u64) (ys: [k]u64) : [g]a =
   let seg = m / 4
+  let v = conv_interleave (g / seg)
   let (lows, highs) =
-    tabulate g (\i -> let off = (quot32 i seg) * m
-                      let tl = rem32 i seg
+    tabulate g (\e -> let (tl, s) = conv_thread seg v e
+                      let off = s * m
                       -- Reads are within the instance at `off`.
                       let x j = #[unsafe] xs[off + j]
                       let y j = #[unsafe] ys[off + j]
                       in (conv_pair m x y tl, conv_pair m x y (m/2 - 1 - tl)))
     |> unzip
   let operands i =
-    let base = (quot32 i seg) * seg
-    let pair p = #[unsafe] if p < seg then lows[base + p] else highs[base + m/2 - 1 - p]
+    let s = quot32 i seg
+    let at tl = conv_element seg v tl s
+    let pair p = #[unsafe] if p < seg then lows[at p] else highs[at (m/2 - 1 - p)]
     in pair_operands (m/2) pair (rem32 i seg)
   in add_quads_with g seg carry_none finish (\i -> (operands i).0) (\i -> (operands i).1)
 
@@ -121,9 +142,10 @@ def mul_lo_quads_with 'a [k] (m: i64) (g: i64) (finish: i64 -> quad -> bool -> a
 def mul_full_quads [k] (m: i64) (g: i64) (xs: [k]u64) (ys: [k]u64) : [g*2]quad =
   let seg = m / 2
   let q = m / 4
+  let v = conv_interleave ((g * 2) / seg)
   let (lows, highs) =
-    tabulate (g*2) (\i -> let off = (quot32 i seg) * m
-                          let tl = rem32 i seg
+    tabulate (g*2) (\e -> let (tl, s) = conv_thread seg v e
+                          let off = s * m
                           let x j = #[unsafe] xs[off + j]
                           let y j = #[unsafe] ys[off + j]
                           let (pa, pb) = if tl < q then (tl, m/2 - 1 - tl)
@@ -131,12 +153,13 @@ def mul_full_quads [k] (m: i64) (g: i64) (xs: [k]u64) (ys: [k]u64) : [g*2]quad =
                           in (conv_pair m x y pa, conv_pair m x y pb))
     |> unzip
   let operands i =
-    let base = (quot32 i seg) * seg
+    let s = quot32 i seg
+    let at tl = conv_element seg v tl s
     let pair p = #[unsafe]
-                 if p < q then lows[base + p]
-                 else if p < m/2 then highs[base + m/2 - 1 - p]
-                 else if p < 3*q then lows[base + q + p - m/2]
-                 else highs[base + q + m - 1 - p]
+                 if p < q then lows[at p]
+                 else if p < m/2 then highs[at (m/2 - 1 - p)]
+                 else if p < 3*q then lows[at (q + p - m/2)]
+                 else highs[at (q + m - 1 - p)]
     in pair_operands m pair (rem32 i seg)
   in add_quads_with (g*2) seg carry_none (\_ w _ -> w)
                     (\i -> (operands i).0) (\i -> (operands i).1)

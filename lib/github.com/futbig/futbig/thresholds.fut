@@ -35,6 +35,21 @@ def add_by_rows (cpu: bool) : bool = cpu
 -- 6023 / 6103 / 6160; bench/results/h200-mul-block-shapes.json).
 def mul_block_threads : i64 = 128
 
+-- | Most instances per block that convmul's convolution phase interleaves
+-- (mul.fut, `conv_interleave`): with them interleaved, the lanes of a warp
+-- run pairs of about the same length (their loops no longer wait for the
+-- longest), but read that many instances at one shared-memory bank.  H200,
+-- 2026-11-28, us per 2^32-bit batch, threads of an instance consecutive /
+-- all the block's instances interleaved (`futhark bench`,
+-- bench/results/h200-convmul-order.log): `mul_lo` 2048 bits (16 instances
+-- per block) 2254 / 5273, 4096 (8) 3743 / 5253, 8192 (4) 6716 / 5372,
+-- 16384 (2) 10677 / 9726; `mul_full` 2048 (8) 5541 / 6199, 4096 (4) 9525 /
+-- 6468, 8192 (2) 13224 / 11255.  Interleaving 2 or 4 of 8-16 instances
+-- (a warp of 2-4 instances) was not measured.  On one core (`c`, 2^24-bit
+-- batches, a shared machine) interleaving 4 cost about 5%: `mul_lo` 8192
+-- bits 27662 / 29054, `mul_full` 4096 bits 28684 / 30483.
+def conv_interleave_instances : i64 = 4
+
 -- | Widths (limbs) up to which `mul_lo` runs one instance per thread
 -- (every multiple of 4 up to it has a kernel); convmul above.  H100,
 -- 2026-11-27, us per 2^32-bit batch, the kernels alone, per thread on
