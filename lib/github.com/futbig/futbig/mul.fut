@@ -93,21 +93,20 @@ local def pair_operands (np: i64) (pair: i64 -> quad) (tl: i64) : (quad, quad) =
   let (q0, q1, _, _) = if 2 * tl + 1 < np then pair (2 * tl + 1) else zero_quad
   in (pair (2 * tl), (q2, q3, q0, q1))
 
--- The order of a block's threads in the convolution phase, where `v`
--- instances are interleaved: element `e` is thread `tl` of instance `s`
--- (`conv_thread`), and thread `tl` of instance `s` is element
+-- The order of a block's threads in the convolution phase, where `v` is 1
+-- or all of the block's instances: element `e` is thread `tl` of instance
+-- `s` (`conv_thread`), and thread `tl` of instance `s` is element
 -- `conv_element` (the inverse).  With `v = 1` the threads of an instance
 -- are consecutive, so a warp holds pairs of very different lengths (pair
--- `tl` has `2tl+1` terms) and waits for its longest; with `v` instances
--- interleaved, the lanes of a warp hold `v` instances at about the same
--- pair, but read `v` instances at the same offset of shared memory, where
--- rows of a multiple of 16 limbs fall in one bank (`conv_interleave`).
+-- `tl` has `2tl+1` terms) and waits for its longest; with the instances
+-- interleaved, the lanes of a warp hold the same pair of several
+-- instances, but read them at the same offset of shared memory, where rows
+-- of a multiple of 16 limbs fall in one bank (`conv_interleave`).
 local def conv_thread (seg: i64) (v: i64) (e: i64) : (i64, i64) =
-  let (hi, r) = (quot32 e (seg * v), rem32 e (seg * v))
-  in (quot32 r v, hi * v + rem32 r v)
+  if v == 1 then (rem32 e seg, quot32 e seg) else (quot32 e v, rem32 e v)
 
 local def conv_element (seg: i64) (v: i64) (tl: i64) (s: i64) : i64 =
-  (quot32 s v * seg + tl) * v + rem32 s v
+  if v == 1 then s * seg + tl else tl * v + s
 
 -- Instances interleaved in the convolution phase of a block of `ipb`.
 local def conv_interleave (ipb: i64) : i64 = if ipb <= conv_interleave_instances then ipb else 1
