@@ -159,7 +159,9 @@ def ntt_tables (lt: i64) : [6*lt]u64 =
      ++ table 2 false ++ table 2 true :> [6*lt]u64
 
 -- One prime's view of the tables: `tw beta q` is the twiddle of a
--- butterfly of the stage on bit `beta` whose lower element has index `q`.
+-- butterfly of the stage on bit `beta` whose lower element has index `q`;
+-- it depends only on the low `beta` bits of `q` (`pass_twiddles` relies
+-- on it).
 local type^ prime_ctx = { p: u32, fwd: idx -> idx -> u64, inv: idx -> idx -> u64 }
 
 local def table_ctx [k] (tws: [k]u64) (lt: i64) (i: i64) : prime_ctx =
@@ -199,54 +201,83 @@ local def slot (tt: idx) (b: idx) (q: idx) : idx =
 -- The 8 registers of a thread.
 local type oct = (u32, u32, u32, u32, u32, u32, u32, u32)
 
--- Butterflies `bf k_i` on the pairs (lo_i, hi_i) of registers.
-local def four (bf: idx -> u32 -> u32 -> (u32, u32)) ((k0, k1, k2, k3): (idx, idx, idx, idx))
+-- | A transform direction: `#fwd` (decimation in frequency) or `#inv`
+-- (decimation in time, without the 1/L).
+type ntt_dir = #fwd | #inv
+
+-- The twiddles of one pass of a thread: stage j (on bit b+j) applies
+-- to registers k and k + 2^j the twiddle `tw (b+j) (qb | k<<b)`, which
+-- depends only on the low b+j bits of the index (`prime_ctx`), so only on
+-- k mod 2^j: 4 twiddles for stage 2, 2 for stage 1, 1 for stage 0, loaded
+-- once per pass (and shared by the two lanes of `block_transform2`) where
+-- a load per butterfly took 12 (24 for two lanes) with their addresses.
+local type twiddles = ((u64, u64, u64, u64), (u64, u64), u64)
+
+-- Butterflies `bf w_i` on the pairs (lo_i, hi_i) of registers.
+local def four (bf: u64 -> u32 -> u32 -> (u32, u32)) ((w0, w1, w2, w3): (u64, u64, u64, u64))
                ((l0, l1, l2, l3): (u32, u32, u32, u32)) ((h0, h1, h2, h3): (u32, u32, u32, u32))
                : ((u32, u32, u32, u32), (u32, u32, u32, u32)) =
-  let (a0, b0) = bf k0 l0 h0
-  let (a1, b1) = bf k1 l1 h1
-  let (a2, b2) = bf k2 l2 h2
-  let (a3, b3) = bf k3 l3 h3
+  let (a0, b0) = bf w0 l0 h0
+  let (a1, b1) = bf w1 l1 h1
+  let (a2, b2) = bf w2 l2 h2
+  let (a3, b3) = bf w3 l3 h3
   in ((a0, a1, a2, a3), (b0, b1, b2, b3))
 
 -- The stages on register bits 2, 1 and 0 of a thread's registers: the
--- butterflies `bf k` on registers k and k + 2^j for the k with bit j
--- clear.  Written out on scalars: the registers stay in registers, and the
--- compiler simplifies this much faster than updates of an [8] array.
-local def stage2 bf ((x0, x1, x2, x3, x4, x5, x6, x7): oct) : oct =
-  let ((y0, y1, y2, y3), (y4, y5, y6, y7)) = four bf (0, 1, 2, 3) (x0, x1, x2, x3) (x4, x5, x6, x7)
+-- butterflies on registers k and k + 2^j for the k with bit j clear, with
+-- twiddle k mod 2^j of the stage.  Written out on scalars: the registers
+-- stay in registers, and the compiler simplifies this much faster than
+-- updates of an [8] array.
+local def stage2 bf ((ws, _, _): twiddles) ((x0, x1, x2, x3, x4, x5, x6, x7): oct) : oct =
+  let ((y0, y1, y2, y3), (y4, y5, y6, y7)) = four bf ws (x0, x1, x2, x3) (x4, x5, x6, x7)
   in (y0, y1, y2, y3, y4, y5, y6, y7)
 
-local def stage1 bf ((x0, x1, x2, x3, x4, x5, x6, x7): oct) : oct =
-  let ((y0, y1, y4, y5), (y2, y3, y6, y7)) = four bf (0, 1, 4, 5) (x0, x1, x4, x5) (x2, x3, x6, x7)
+local def stage1 bf ((_, (w0, w1), _): twiddles) ((x0, x1, x2, x3, x4, x5, x6, x7): oct) : oct =
+  let ((y0, y1, y4, y5), (y2, y3, y6, y7)) = four bf (w0, w1, w0, w1) (x0, x1, x4, x5) (x2, x3, x6, x7)
   in (y0, y1, y2, y3, y4, y5, y6, y7)
 
-local def stage0 bf ((x0, x1, x2, x3, x4, x5, x6, x7): oct) : oct =
-  let ((y0, y2, y4, y6), (y1, y3, y5, y7)) = four bf (0, 2, 4, 6) (x0, x2, x4, x6) (x1, x3, x5, x7)
+local def stage0 bf ((_, _, w): twiddles) ((x0, x1, x2, x3, x4, x5, x6, x7): oct) : oct =
+  let ((y0, y2, y4, y6), (y1, y3, y5, y7)) = four bf (w, w, w, w) (x0, x2, x4, x6) (x1, x3, x5, x7)
   in (y0, y1, y2, y3, y4, y5, y6, y7)
 
--- Forward stages on the top `r` register bits (from bit b+2 down), for
--- the registers of the thread whose register 0 has index `qb`.  The
+-- Whether stage j of a pass of `r` stages runs: the forward passes take
+-- the top `r` register bits (from bit b+2 down), the inverse the low `r`
+-- (from bit b up).  Only the first pass has `r` < 3.
+local def active (dir: ntt_dir) (r: idx) (j: idx) : bool =
+  match dir case #fwd -> 2 - j < r case #inv -> j < r
+
+-- The twiddles of the pass with base b of the thread whose register 0 has
+-- index qb (0 for the stages that do not run).
+local def pass_twiddles (dir: ntt_dir) (pc: prime_ctx) (r: idx) (b: idx) (qb: idx) : twiddles =
+  let tw (beta: idx) (q: idx) = match dir case #fwd -> pc.fwd beta q case #inv -> pc.inv beta q
+  let w (j: idx) (k: idx) = if active dir r j then tw (b + j) (qb | (k << b)) else 0
+  in ((w 2 0, w 2 1, w 2 2, w 2 3), (w 1 0, w 1 1), w 0 0)
+
+-- The stages of one pass on a thread's registers: forward (top `r`
+-- stages, from bit b+2 down) or inverse (low `r`, from bit b up).  The
 -- inactive stages (`r` < 3, only in the first pass) are skipped by scalar
 -- branches: a branch around array code would make the compiler keep the
 -- registers in shared memory.
-local def dif_regs (p: u32) (tw: idx -> idx -> u64) (r: idx) (b: idx) (qb: idx) (v: oct) : oct =
-  let bf (j: idx) (k: idx) (x: u32) (y: u32) =
-    if 2 - j < r then dif_bfly p (tw (b + j) (qb | (k << b))) x y else (x, y)
-  in v |> stage2 (bf 2) |> stage1 (bf 1) |> stage0 (bf 0)
+local def pass_regs (dir: ntt_dir) (p: u32) (ws: twiddles) (r: idx) (v: oct) : oct =
+  let bf (j: idx) (w: u64) (x: u32) (y: u32) =
+    if !(active dir r j) then (x, y)
+    else match dir case #fwd -> dif_bfly p w x y case #inv -> dit_bfly p w x y
+  in match dir
+     case #fwd -> v |> stage2 (bf 2) ws |> stage1 (bf 1) ws |> stage0 (bf 0) ws
+     case #inv -> v |> stage0 (bf 0) ws |> stage1 (bf 1) ws |> stage2 (bf 2) ws
 
--- Inverse stages on the low `r` register bits, from bit b up.
-local def dit_regs (p: u32) (tw: idx -> idx -> u64) (r: idx) (b: idx) (qb: idx) (v: oct) : oct =
-  let bf (j: idx) (k: idx) (x: u32) (y: u32) =
-    if j < r then dit_bfly p (tw (b + j) (qb | (k << b))) x y else (x, y)
-  in v |> stage0 (bf 0) |> stage1 (bf 1) |> stage2 (bf 2)
+-- A thread's registers, register k read as `get k`.
+local def regs (get: idx -> u32) : oct =
+  (get 0, get 1, get 2, get 3, get 4, get 5, get 6, get 7)
 
--- One pass of thread t: reads its registers through `get` (by index),
--- applies `stages` (dif_regs or dit_regs partially applied).
-local def pass_thread (stages: idx -> idx -> oct -> oct) (b: idx) (get: idx -> u32) (t: idx) : oct =
-  let qb = q_of b t 0
-  let g k = get (qb | (k << b))
-  in stages b qb (g 0, g 1, g 2, g 3, g 4, g 5, g 6, g 7)
+-- Where register k of the thread whose register 0 has index qb (in the
+-- pass with base b) sits in the buffer of the pass with base bp: `slot`
+-- moves bits, so slot (qb | k<<b) is slot qb plus the slots of k's bits
+-- (tt a power of two): three slots per pass, not eight.
+local def slots (tt: idx) (bp: idx) (b: idx) (qb: idx) : idx -> idx =
+  let s0 = slot tt bp qb
+  let (e0, e1, e2) = (slot tt bp (1 << b), slot tt bp (2 << b), slot tt bp (4 << b))
+  in \k -> s0 + (if k & 1 != 0 then e0 else 0) + (if k & 2 != 0 then e1 else 0) + (if k & 4 != 0 then e2 else 0)
 
 -- The buffer of a pass: register k of every thread in row k.  The
 -- concatenation of the eight maps' results is short-circuited into one
@@ -280,16 +311,6 @@ local def dit_pass (lo: idx) (hi: idx) (i: idx) : (idx, idx) =
   let r1 = top_stages lo hi
   in if i == 0 then (lo, r1) else (lo + r1 + 3 * (i - 1), 3)
 
--- | A transform direction: `#fwd` (decimation in frequency) or `#inv`
--- (decimation in time, without the 1/L).
-type ntt_dir = #fwd | #inv
-
--- The stages of one pass.
-local def pass_stages (dir: ntt_dir) (pc: prime_ctx) (r: idx) (b: idx) (qb: idx) (v: oct) : oct =
-  match dir
-  case #fwd -> dif_regs pc.p pc.fwd r b qb v
-  case #inv -> dit_regs pc.p pc.inv r b qb v
-
 local def pass_at (dir: ntt_dir) (lo: idx) (hi: idx) (i: idx) : (idx, idx) =
   match dir case #fwd -> dif_pass lo hi i case #inv -> dit_pass lo hi i
 
@@ -299,12 +320,14 @@ local def pass_at (dir: ntt_dir) (lo: idx) (hi: idx) (i: idx) : (idx, idx) =
 local def block_transform (dir: ntt_dir) (pc: prime_ctx) (tt: i64) (lo: idx) (hi: idx)
                           (first: idx -> u32) : ([8*tt]u32, idx) =
   let t32 = i32.i64 tt
-  let run (b: idx) (r: idx) (get: idx -> u32) =
-    rows8 (tabulate tt (\t -> pass_thread (pass_stages dir pc r) b get (i32.i64 t)))
+  -- `get qb` reads the registers of the thread whose register 0 is qb.
+  let run (b: idx) (r: idx) (get: idx -> idx -> u32) =
+    rows8 (tabulate tt (\t -> let qb = q_of b (i32.i64 t) 0
+                              in pass_regs dir pc.p (pass_twiddles dir pc r b qb) r (regs (get qb))))
   let (b0, r0) = pass_at dir lo hi 0
-  in loop (buf, bp) = (run b0 r0 first, b0) for i in 1..<pass_count lo hi do
+  in loop (buf, bp) = (run b0 r0 (\qb k -> first (qb | (k << b0))), b0) for i in 1..<pass_count lo hi do
        let b = (pass_at dir lo hi i).0
-       in (run b 3 (\q -> #[unsafe] buf[i64.i32 (slot t32 bp q)]), b)
+       in (run b 3 (\qb -> let sl = slots t32 bp b qb in \k -> #[unsafe] buf[i64.i32 (sl k)]), b)
 
 -- The buffer of a pass of two lanes: with `virt`, row k of the 2*tt
 -- virtual threads (lane s of thread t is virtual thread t + s*tt), else
@@ -334,15 +357,26 @@ local def rows16 [tt] (virt: bool) (xs: [tt](oct, oct)) : [16*tt]u32 =
 local def block_transform2 (virt: bool) (dir: ntt_dir) (pc: prime_ctx) (tt: i64) (lo: idx) (hi: idx)
                            (first: idx -> idx -> u32) : ([16*tt]u32, idx) =
   let t32 = i32.i64 tt
-  let run (b: idx) (r: idx) (get: idx -> idx -> u32) =
-    let lane (s: idx) (t: idx) = pass_thread (pass_stages dir pc r) b (get s) (if virt then t + s * t32 else t)
-    in rows16 virt (tabulate tt (\t -> (lane 0 (i32.i64 t), lane 1 (i32.i64 t))))
-  let pos (bp: idx) (s: idx) (q: idx) = if virt then slot (2 * t32) bp q else s * 8 * t32 + slot t32 bp q
+  -- `get s qb` reads lane s's registers, its register 0 being qb.  The
+  -- lanes of a thread share its twiddles unless `virt`.
+  let run (b: idx) (r: idx) (get: idx -> idx -> idx -> u32) =
+    let lane (s: idx) (qb: idx) (ws: twiddles) = pass_regs dir pc.p ws r (regs (get s qb))
+    let thread (t: idx) =
+      if virt then let (q0, q1) = (q_of b t 0, q_of b (t + t32) 0)
+                   in (lane 0 q0 (pass_twiddles dir pc r b q0), lane 1 q1 (pass_twiddles dir pc r b q1))
+      else let qb = q_of b t 0
+           let ws = pass_twiddles dir pc r b qb
+           in (lane 0 qb ws, lane 1 qb ws)
+    in rows16 virt (tabulate tt (\t -> thread (i32.i64 t)))
+  let gather (buf: [16*tt]u32) (bp: idx) (b: idx) (s: idx) (qb: idx) =
+    let sl = slots (if virt then 2 * t32 else t32) bp b qb
+    let base = if virt then 0 else s * 8 * t32
+    in \k -> #[unsafe] buf[i64.i32 (base + sl k)]
   let next (buf: [16*tt]u32, bp: idx) (i: idx) =
     let b = (pass_at dir lo hi i).0
-    in (run b 3 (\s q -> #[unsafe] buf[i64.i32 (pos bp s q)]), b)
+    in (run b 3 (gather buf bp b), b)
   let (b0, r0) = pass_at dir lo hi 0
-  let start = (run b0 r0 first, b0)
+  let start = (run b0 r0 (\s qb k -> first s (qb | (k << b0))), b0)
   in if virt then #[unroll] loop st = start for j < pass_count lo hi - 1 do next st (j + 1)
      else loop st = start for i in 1..<pass_count lo hi do next st i
 
