@@ -283,6 +283,15 @@ def test_device_and_backend(backend):
     assert backends.context().shape(fb.array([1], bits=8).device_array) == (1, 4)
 
 
+def test_first_start_notice_only_without_a_kernel_cache(tmp_path):
+    # The cuda backend's first start of a build compiles every kernel (minutes): it says so, once.
+    cache = tmp_path / "cuda-0123456789abcdef.kernels"
+    notice = backends._first_start_notice(str(cache))
+    assert notice is not None and "minutes" in notice and str(cache) in notice
+    cache.write_bytes(b"kernels")
+    assert backends._first_start_notice(str(cache)) is None
+
+
 def test_chained_operations_stay_on_the_device(backend, host_copies, rng):
     a = random_values(rng, 50, 4096)
     b = nonzero(random_values(rng, 50, 4096))

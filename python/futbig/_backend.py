@@ -127,6 +127,14 @@ def _cache_file(name: str, module: Any) -> str | None:
     return str(cache_dir / f"cuda-{digest}.kernels")
 
 
+def _first_start_notice(cache: str) -> str | None:
+    """What to tell the user before NVRTC compiles every kernel of a build that has no cache yet."""
+    if Path(cache).exists():
+        return None
+    return (f"futbig: first start of this cuda build on this machine: NVRTC now compiles its GPU kernels, "
+            f"which takes minutes (more than 4 on an H200); later starts read them from {cache}")
+
+
 # Futhark's C API return codes (futhark.h).
 _FUTHARK_OUT_OF_MEMORY = 3
 _ALLOCATION = re.compile(r"Failed to allocate memory(?: in (?P<space>[^.]*))?\.\s*Attempted allocation:\s*(?P<size>\d+) bytes"
@@ -247,6 +255,8 @@ class Context:
             unified(cfg, 0)
         cache = _cache_file(name, module)
         if cache:
+            if notice := _first_start_notice(cache):
+                warnings.warn(notice, RuntimeWarning, stacklevel=3)
             lib.futhark_context_config_set_cache_file(cfg, cache.encode())
         self._ctx = lib.futhark_context_new(cfg)
         error = self._error_text()
