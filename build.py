@@ -514,14 +514,32 @@ def build_backend(futhark: Path, py: Path, backend: str) -> None:
     log(f"{backend}: built")
 
 
+# Memory one backend's build may hold: `futhark c --library` of the library peaked at 8.2 GB
+# (2026-11-28), and gcc then takes a few GB of its own on the C.
+BACKEND_BUILD_BYTES = 9 * 2**30
+
+
+def parallel_backends(meminfo: str = "/proc/meminfo") -> int:
+    """How many backends build side by side: as many as the available memory holds (at least
+    one, at most all). Three at once on the 23 GB build machine ran it out of memory (the
+    kernel killed `futhark c`, 2026-11-28)."""
+    try:
+        available = next(int(line.split()[1]) * 1024 for line in Path(meminfo).read_text().splitlines()
+                         if line.startswith("MemAvailable:"))
+    except (OSError, StopIteration, ValueError, IndexError):
+        return len(ALL_BACKENDS)
+    return max(1, min(len(ALL_BACKENDS), available // BACKEND_BUILD_BYTES))
+
+
 def build_all() -> tuple[Path, Path]:
     system_prerequisites()
     futhark = find_futhark()
     py = venv_python()
     install_package(py)
     # The backends are independent: their `futhark` and gcc runs go side by side (most of a
-    # build is the compiler's work on one backend at a time, on one or two cores).
-    with ThreadPoolExecutor(max_workers=len(ALL_BACKENDS)) as pool:
+    # build is the compiler's work on one backend at a time, on one or two cores), as many as
+    # memory allows.
+    with ThreadPoolExecutor(max_workers=parallel_backends()) as pool:
         for done in [pool.submit(build_backend, futhark, py, b) for b in ALL_BACKENDS]:
             done.result()
     return futhark, py

@@ -142,3 +142,14 @@ def test_the_build_stops_before_compiling_a_miscompiled_kernel(build, tmp_path, 
         with pytest.raises(build.BuildError, match=r"mainzisegmap_\d+: mem_param_ext_\d+ <- color_\d+"):
             build.generate_c(futhark, "cuda", tmp_path / "out")
         assert not (tmp_path / "out" / "futbig.c").exists()
+
+
+@pytest.mark.parametrize("available_gb, expected", [(4, 1), (20, 2), (23, 2), (27, 3), (512, 3)])
+def test_backends_build_side_by_side_as_memory_allows(build, tmp_path, available_gb, expected):
+    meminfo = tmp_path / "meminfo"
+    meminfo.write_text(f"MemTotal:       {2 * available_gb * 2**20} kB\nMemAvailable:   {available_gb * 2**20} kB\n")
+    assert build.parallel_backends(str(meminfo)) == expected
+
+
+def test_backends_build_side_by_side_without_meminfo(build, tmp_path):
+    assert build.parallel_backends(str(tmp_path / "absent")) == len(build.ALL_BACKENDS)
