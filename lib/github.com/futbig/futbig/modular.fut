@@ -587,14 +587,16 @@ local #[inline] def mod_mul_fixed [n][k][m] (w: i64) (a: [n][m]u64) (b: [n][m]u6
 #[noinline]
 def mod_mul [n][k][m] (cpu: bool) (method: i64) (one_odd: bool) (a: [n][m]u64) (b: [n][m]u64) (mods: [k][m]u64) : ([n][m]u64, [n]u8) =
   let row p c i = mod_mul_row p c (reduce_row p a[i]) (reduce_row p b[i])
-  -- The widths as literals at each call (see `powmod`).
+  -- The widths as literals at each call (see `powmod`), chosen inside one
+  -- `with_odd_moduli`, so that its code for even moduli (`row`, at the
+  -- run-time width) is generated once, not once per width.
   in if method != mont_batch && m <= i64.min fixed_mont_limbs 32
-     then (if m <= 4 then with_odd_moduli one_odd (mod_mul_fixed 4 a b) row mods
-           else if m <= 8 then with_odd_moduli one_odd (mod_mul_fixed 8 a b) row mods
-           else if m <= 12 then with_odd_moduli one_odd (mod_mul_fixed 12 a b) row mods
-           else if m <= 16 then with_odd_moduli one_odd (mod_mul_fixed 16 a b) row mods
-           else if m <= 24 then with_odd_moduli one_odd (mod_mul_fixed 24 a b) row mods
-           else with_odd_moduli one_odd (mod_mul_fixed 32 a b) row mods)
+     then with_odd_moduli one_odd (\qs cs -> if m <= 4 then mod_mul_fixed 4 a b qs cs
+                                           else if m <= 8 then mod_mul_fixed 8 a b qs cs
+                                           else if m <= 12 then mod_mul_fixed 12 a b qs cs
+                                           else if m <= 16 then mod_mul_fixed 16 a b qs cs
+                                           else if m <= 24 then mod_mul_fixed 24 a b qs cs
+                                           else mod_mul_fixed 32 a b qs cs) row mods
      else if batch_fits one_odd method (mont_batch_limbs cpu) mods
      then with_batch_moduli cpu one_odd (\r _ r2 -> mont_mul_rows cpu r (mont_mul_rows cpu r a r2) b) row mods
      else with_moduli false row mods : ([n][m]u64, [n]u8)
@@ -628,14 +630,16 @@ def powmod [n][k][m][ke][me] (cpu: bool) (method: i64) (one_odd: bool) (a: [n][m
   let row p c i = powmod_row p c w (reduce_row p a[i]) (pick e i)
   -- The widths as literals at each call: through a local function they
   -- would not be constants.  The last kernel is 32 limbs wide: wider rows
-  -- would be cut.
+  -- would be cut.  One `with_odd_moduli` for every width: a call per width
+  -- generated its code for even moduli (`row`) once per width, 7 copies of
+  -- about 0.5 MB of CUDA source each for `mod_mul` and `powmod`.
   in if method != mont_batch && m <= i64.min fixed_mont_limbs 32 && (one_odd || !(shared_even mods))
-     then (if m <= 4 then with_odd_moduli one_odd (pow_odd_fixed 4 true w a e) row mods
-           else if m <= 8 then with_odd_moduli one_odd (pow_odd_fixed 8 true w a e) row mods
-           else if m <= 12 then with_odd_moduli one_odd (pow_odd_fixed 12 false w a e) row mods
-           else if m <= 16 then with_odd_moduli one_odd (pow_odd_fixed 16 false w a e) row mods
-           else if m <= 24 then with_odd_moduli one_odd (pow_odd_fixed 24 false w a e) row mods
-           else with_odd_moduli one_odd (pow_odd_fixed 32 false w a e) row mods)
+     then with_odd_moduli one_odd (\qs cs -> if m <= 4 then pow_odd_fixed 4 true w a e qs cs
+                                           else if m <= 8 then pow_odd_fixed 8 true w a e qs cs
+                                           else if m <= 12 then pow_odd_fixed 12 false w a e qs cs
+                                           else if m <= 16 then pow_odd_fixed 16 false w a e qs cs
+                                           else if m <= 24 then pow_odd_fixed 24 false w a e qs cs
+                                           else pow_odd_fixed 32 false w a e qs cs) row mods
      else if batch_fits one_odd method (pow_batch_limbs cpu) mods
      then with_batch_moduli cpu one_odd (\r r1 r2 -> pow_rows cpu r r1 r2 a e) row mods
      else with_moduli true row mods : ([n][m]u64, [n]u8)
