@@ -107,22 +107,27 @@ def ntt_sqr_block_log : i64 = 14
 -- 2026-11-28, us per 2^32-bit batch: convmul 9726 at 256 limbs and 18580 at
 -- 512, NTT 17147 at 512 limbs with its twiddles loaded once per pass; the
 -- NTT's 19631 for 513-1024 limbs passes convmul at about 540).  On the CPU
--- the crossover of 2026-11-23 (docs/multiplication.md).
-def ntt_lo_limbs (cpu: bool) : i64 = if cpu then 640 else 480
+-- (multicore, 2 cores, 2^23-bit batches, 2026-11-28, idle machine): classical
+-- 25548 us at 512 limbs, NTT 28149 for 257-512 limbs and 29812 for 513-1024,
+-- which classical passes at about 600 limbs.
+def ntt_lo_limbs (cpu: bool) : i64 = if cpu then 600 else 480
 
 -- | Widths (limbs) from which `mul_full` multiplies by the NTT: classical
 -- full products cost about twice the low half, the NTT's the same.  GPU
 -- (H200, 2026-11-28): interleaved convmul 11255 us at 128 limbs and 20978
 -- at 256, the NTT about 17700 for 129-256 limbs (its 2026-11-23 figure
 -- less the 11% its twiddle loads saved at 512 limbs): they cross at
--- about 213.
-def ntt_full_limbs (cpu: bool) : i64 = if cpu then 288 else 216
+-- about 213.  CPU (as for `ntt_lo_limbs`): classical 24885 at 256 limbs, NTT
+-- 29901 for 129-256 limbs and 30975 for 257-512: they cross at about 320.
+def ntt_full_limbs (cpu: bool) : i64 = if cpu then 320 else 216
 
 -- | Widths (limbs) from which `sqr_lo` squares by the NTT (one forward
 -- transform per prime instead of two).  GPU (H200, 2026-11-28): the NTT
 -- square 13604 us for 257-512 limbs, classical squares (the product)
--- 9726 at 256 limbs and 18580 at 512: they cross at about 368.
-def ntt_sqr_lo_limbs (cpu: bool) : i64 = if cpu then 352 else 368
+-- 9726 at 256 limbs and 18580 at 512: they cross at about 368.  CPU (as for
+-- `ntt_lo_limbs`): classical 13122 at 256 limbs and 25562 at 512, NTT 23404
+-- for 257-512 limbs: about 456.
+def ntt_sqr_lo_limbs (cpu: bool) : i64 = if cpu then 456 else 368
 
 -- | Widths (limbs) from which `sqr_full` squares by the NTT.
 def ntt_sqr_full_limbs (cpu: bool) : i64 = if cpu then 272 else 160
