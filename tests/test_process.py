@@ -71,9 +71,16 @@ OUT_OF_MEMORY = """
 
 def _unexpected(stderr: str) -> str:
     """``stderr`` without the one line Futhark 0.25.27 prints whenever a CUDA context starts on
-    a GPU newer than it knows (docs/gpu.md); anything else a clean exit must not print."""
+    a GPU newer than it knows (docs/gpu.md), and futbig's notice before a cuda build's first
+    NVRTC compile (a warning and its source line); anything else a clean exit must not print."""
     known = "Warning: device compute capability is"
-    return "".join(line for line in stderr.splitlines(keepends=True) if not line.startswith(known)).strip()
+    kept, after_notice = [], False
+    for line in stderr.splitlines(keepends=True):
+        skip = line.startswith(known) or "RuntimeWarning: futbig: first start of this cuda build" in line
+        if not skip and not (after_notice and line.startswith(" ")):
+            kept.append(line)
+        after_notice = "first start of this cuda build" in line
+    return "".join(kept).strip()
 
 
 def _cuda_total_memory() -> int:
