@@ -123,18 +123,21 @@ def test_mul_ntt_wide(ctx, rng, log_bits):
     check_products(ctx, a, b, to_limbs(a, m), to_limbs(b, m), bits, MUL_NTT)
 
 
+@pytest.mark.parametrize("cpu", [False, True])
 @pytest.mark.parametrize("limbs", [2044, 2048, 2052, 4092, 4096, 4100])
-def test_mul_ntt_block_shapes(ctx, rng, limbs):
+def test_mul_ntt_block_shapes(ctx, rng, limbs, cpu):
     """One limb step below, at and above the widths where the NTT's kernels change
-    shape: one block up to 2048 limbs (2^13 points), four-step transforms of 2^14
-    points up to 4096 limbs and of 2^15 above (with ``ntt_block_log`` 14, the CPU
-    backends' in thresholds.fut, 2052-4096 limbs run in one block of 16 values per thread);
-    all-ones and random operands."""
+    shape, with the GPU's and the CPUs' ``ntt_block_log`` (thresholds.fut) whatever the
+    backend. GPU (13): one block up to 2048 limbs (2^13 points), two rows of 2^13 points
+    up to 4096 limbs (transforms of 2^14), four-step above. CPU (14): one block up to
+    4096 limbs (16 values per thread from 2052), two rows of 2^14 points above. Squares
+    (``ntt_sqr_block_log`` 14 on both) as the CPU's products. All-ones and random
+    operands."""
     bits = 64 * limbs - 5
     a = [mask(bits), rng.getrandbits(bits)]
     b = [mask(bits), rng.getrandbits(bits)]
     m = storage_limbs(bits)
-    check_products(ctx, a, b, to_limbs(a, m), to_limbs(b, m), bits, MUL_NTT)
+    check_products(ctx, a, b, to_limbs(a, m), to_limbs(b, m), bits, MUL_NTT, cpu)
 
 
 @pytest.mark.parametrize("bits", [1, 64, 200, 256, 449, 512, 700, 768, 1024, 1500, 1983, 2048, 2304, 4096])

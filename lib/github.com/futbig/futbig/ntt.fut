@@ -56,7 +56,10 @@
 -- `after`), the pointwise product and the inverse transform for each
 -- prime, then the CRT and the carry
 -- scan (`add_quads_with`; a scan per row for the full products of 2^14
--- points, 8192 limbs, wider than a block's scan).
+-- points, 8192 limbs, wider than a block's scan, and for two rows).
+-- Transforms of twice that length run as two rows of it (`mul_ntt`): the
+-- first forward stage and the last inverse stage, on the top bit, are
+-- done where the digits are read and where the CRT reads the residues.
 -- Longer transforms run four-step, rows of at most 2^13 points: L = L1*L2,
 -- the stages on the top bits of the index as transforms of length L1 over
 -- columns (blocks of c adjacent columns), the rest as transforms of length
@@ -794,26 +797,53 @@ local def mul_ntt [n][m] (blog: i64) (square: bool) (mo: i64) (bits: i64)
                          (a: [n][m]u64) (b: [n][m]u64) : [n][mo]u64 =
   let ell = conv_log m
   let ell2 = row_log blog ell
-  in if ell2 < ell then mul_four_step square mo bits ell ell2 a b
+  -- Transforms twice as long as a block (2^(blog+1) points) run as two
+  -- rows of 2^blog points, with their first and last stages (on the top
+  -- bit) outside the blocks.  The operands' digits fill at most the low
+  -- half of the transform's input, so the first (forward, DIF) stage
+  -- leaves x_j in row 0 and x_j w^j in row 1 (w the 2^ell-th root of
+  -- unity): no pass through global memory as in the four-step path.  The
+  -- last (inverse, DIT) stage turns residues u_j, v_j of the rows into
+  -- u_j + w^-j v_j and u_j - w^-j v_j, where the CRT reads them.
+  let two_rows = ell2 < ell && ell == blog + 1
+  in if ell2 < ell && !two_rows then mul_four_step square mo bits ell ell2 a b
      else let len = 1 << ell
+          let e2 = if two_rows then blog else ell
           let tws = ntt_tables len
           let (af, bf) = (opaque (flatten a), opaque (flatten b))
-          let (rs, rp) =
-            conv_rows true square tws len ell ell n
-                      (\i s o j -> let d = if j < i32.i64 (2 * m) then digit (if o == 0 then af else bf) m s j else 0
-                                   in shoup (ntt_prime i) d shoup_one)
-          let res i s j = #[unsafe] rs[(i * rp + s) * len + i64.i32 j]
+          let rows = if two_rows then 2 else 1
+          -- Row r = rows*s + t of product s.
+          let load (i: i64) (r: i64) (o: idx) (j: idx) =
+            let s = if two_rows then r >> 1 else r
+            let d = if j < i32.i64 (2 * m) then digit (if o == 0 then af else bf) m s j else 0
+            let x = shoup (ntt_prime i) d shoup_one
+            in if two_rows && r & 1 == 1 then shoup (ntt_prime i) x ((table_ctx tws len i).fwd (i32.i64 e2) j) else x
+          let (rs, rp) = conv_rows true square tws len ell e2 (rows * n) load
+          let res (i: i64) (s: i64) (j: idx) =
+            if !two_rows then #[unsafe] rs[(i * rp + s) * len + i64.i32 j]
+            else let half = i32.i64 (1 << e2)
+                 let k = i64.i32 (j & (half - 1))
+                 let u = #[unsafe] rs[((i * rp + 2 * s) << e2) + k]
+                 let v = #[unsafe] rs[((i * rp + 2 * s + 1) << e2) + k]
+                 let (y0, y1) = dit_bfly (ntt_prime i) ((table_ctx tws len i).inv (i32.i64 e2) j) u v
+                 in if j < half then y0 else y1
           let fin l (w0, w1, w2, w3) =
             (mask_limb bits l w0, mask_limb bits (l+1) w1, mask_limb bits (l+2) w2, mask_limb bits (l+3) w3)
-          in if mo <= max_block_limbs then crt_blocks n mo fin res
-             else -- The full products of 2^14-point transforms (8192 limbs).
+          -- Not `crt_blocks` with two rows: its threads read 8 adjacent
+          -- coefficients, here from 6 rows and 3 twiddle tables at once,
+          -- and its 2^18-bit low halves took longer than the full products
+          -- by the carry scan along each product (H200: 33431 against
+          -- 29498 us per 2^32-bit batch).
+          in if mo <= max_block_limbs && !two_rows then crt_blocks n mo fin res
+             else -- Full products of 2^14-point transforms (8192 limbs), and the two rows' products.
                   let coef s j = crt (res 0 s j) (res 1 s j) (res 2 s j)
                   let (xs, hs) = unzip (map unzip (tabulate_2d n mo (\s l -> limb_parts (coef s) (i32.i64 l))))
                   in carry_rows n mo bits (\s l -> #[unsafe] xs[s, l]) (\s l -> #[unsafe] hs[s, l])
 
 -- | The exact products `a*b` (`2m` limbs) by NTT: one block kernel per
--- step up to 2^18 bits (transforms of 2^(ntt_block_log cpu) points),
--- four-step above; any width m (a multiple of 4) up to 2^21 limbs.
+-- step up to transforms of 2^(ntt_block_log cpu) points, two rows of
+-- them up to twice that, four-step above; any width m (a multiple of 4)
+-- up to 2^21 limbs.
 def mul_full_ntt [n][m] (cpu: bool) (a: [n][m]u64) (b: [n][m]u64) : [n][m*2]u64 =
   mul_ntt (ntt_block_log cpu) false (m*2) (128*m) a b
 

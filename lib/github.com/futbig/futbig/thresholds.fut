@@ -81,7 +81,9 @@ def thread_mul_full_limbs : i64 = 28
 
 -- | Log2 of the longest NTT (points) whose whole product runs in one
 -- block kernel (ntt.fut): 13 is 1024 threads of 8 values, 14 is 1024
--- threads of 16 (2^18-bit operands in one kernel instead of four-step).
+-- threads of 16 (2^18-bit operands in one kernel instead of two rows of
+-- 2^13 points; transforms twice as long as the blocks run as two rows,
+-- longer ones four-step).
 -- 13 on the GPU: at 14 a product's block needs 192 KiB of shared memory
 -- (three 64 KiB buffers: its two forward transforms run one after the
 -- other), so one block of 1024 threads per SM, and the second forward
@@ -92,7 +94,9 @@ def thread_mul_full_limbs : i64 = 28
 -- save: multicore, 2 cores, 2^23-bit batch, `mul_lo` 93749 / 63957 (one
 -- noisy run, 2026-11-26); through the ladder (`python -m futbig bench`,
 -- the same shape), 2^18-bit `mul` 71902 / 62313 us, `mul_full` 72044 /
--- 63282 (2^17 bits unchanged, 52588 / 53017).
+-- 63282 (2^17 bits unchanged, 52588 / 53017).  (Those GPU figures are
+-- 14 against four-step; two rows of 2^13 points, 2026-11-28: `mul_full`
+-- 29498 us, four-step 34202.)
 def ntt_block_log (cpu: bool) : i64 = if cpu then 14 else 13
 
 -- | `ntt_block_log` for squares, which transform one operand (two 64 KiB
