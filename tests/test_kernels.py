@@ -140,6 +140,22 @@ def test_mul_ntt_block_shapes(ctx, rng, limbs, cpu):
     check_products(ctx, a, b, to_limbs(a, m), to_limbs(b, m), bits, MUL_NTT, cpu)
 
 
+@pytest.mark.parametrize("cpu", [False, True])
+@pytest.mark.parametrize("limbs", [256, 260, 264, 516, 1040, 1044, 2064, 2068])
+def test_mul_ntt_wrapping(ctx, rng, limbs, cpu):
+    """Widths whose products take a transform of half the length with the few
+    coefficients past its end computed apart (``wrap_log`` in ntt.fut: at most 64
+    and at most 1/64 of the points): below, at and past the last width that wraps
+    for 2^10 to 2^13 points; the 4100-limb products of
+    ``test_mul_ntt_block_shapes`` wrap as two rows. All-ones operands (the largest
+    wrapped coefficients) and random ones."""
+    bits = 64 * limbs - 5
+    a = [mask(bits), rng.getrandbits(bits), mask(bits)]
+    b = [mask(bits), rng.getrandbits(bits), rng.getrandbits(bits)]
+    m = storage_limbs(bits)
+    check_products(ctx, a, b, to_limbs(a, m), to_limbs(b, m), bits, MUL_NTT, cpu)
+
+
 @pytest.mark.parametrize("bits", [1, 64, 200, 256, 449, 512, 700, 768, 1024, 1500, 1983, 2048, 2304, 4096])
 def test_mul_lo_around_the_per_thread_widths(ctx, rng, bits):
     """mul_lo below, at and above the widths it serves with one instance per thread

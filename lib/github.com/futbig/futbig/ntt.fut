@@ -23,6 +23,8 @@
 -- residues determine every coefficient exactly.  (2^22-bit operands, the
 -- widest batch width tested, have c < 2^81.)  All-ones operands reach the
 -- largest coefficients, D*(2^32-1)^2 for the middle one; the tests use them.
+-- A wrapping transform (`wrap_log`, at most 2^15 points) gives c_j +
+-- c_(j+L) for its lowest coefficients, below 2 * 2^14 * 2^64 = 2^79.
 --
 -- Arithmetic.  u32 only, with `u32.mul_hi` (one IMAD.HI on CUDA).
 -- Butterflies multiply by precomputed twiddles with Shoup's method (three
@@ -57,9 +59,13 @@
 -- prime, then the CRT and the carry
 -- scan (`add_quads_with`; a scan per row for the full products of 2^14
 -- points, 8192 limbs, wider than a block's scan, and for two rows).
--- Transforms of twice that length run as two rows of it (`mul_ntt`): the
--- first forward stage and the last inverse stage, on the top bit, are
--- done where the digits are read and where the CRT reads the residues.
+-- Products with a few coefficients past a power of two (at most 64, at
+-- most 1/64 of it) take the transform of that length, the coefficients
+-- past its end computed classically and taken off the ones they wrap
+-- onto (`wrap_log`).  Transforms of twice a block's length run as two
+-- rows of it (`mul_ntt`): the first forward stage and the last inverse
+-- stage, on the top bit, are done where the digits are read and where
+-- the CRT reads the residues.
 -- Longer transforms run four-step, rows of at most 2^13 points: L = L1*L2,
 -- the stages on the top bits of the index as transforms of length L1 over
 -- columns (blocks of c adjacent columns), the rest as transforms of length
@@ -461,6 +467,17 @@ local def ntt_row_log : i64 = 13
 local def conv_log (m: i64) : i64 =
   i64.max 4 (64 - i64.i32 (i64.clz (4 * m - 1)))
 
+-- Log2 of a transform half as long as `conv_log`'s when at most 64 and at
+-- most 1/64 of its points' worth of the 4m - 1 coefficients lie past its
+-- end: they wrap around onto the lowest ones, and `mul_ntt` computes them
+-- classically and takes them off.  Widths just above a power of two (a
+-- division's guard limbs: products of 1028 and 2052 limbs) so take
+-- transforms of half the length.
+local def wrap_log (m: i64) : i64 =
+  let ell = conv_log m
+  let past = 4 * m - 1 - (1 << (ell - 1))
+  in if ell > 4 && past <= i64.min 64 ((1 << (ell - 1)) >> 6) then ell - 1 else ell
+
 -- Independent transforms of 2^ell points per block: enough for 256
 -- threads.
 local def transforms_per_block (ell: i64) : i64 =
@@ -688,20 +705,21 @@ local def conv_rows [k] (wide: bool) (square: bool) (tws: [k]u64) (lt: i64) (ell
            else if square then blocks true true else blocks true false
   in (flatten ws, nbp * ipb)
 
--- The low `mo` limbs of `n` products whose residues (coefficient j of
--- product s modulo prime i) are `res i s j`, by block kernels: the CRT,
--- the limb parts and the carry scan; `fin l w` masks the quad at limb l.
-local def crt_blocks (n: i64) (mo: i64) (fin: i64 -> quad -> quad) (res: i64 -> i64 -> idx -> u32) : [n][mo]u64 =
+-- The low `mo` limbs of `n` products whose coefficients (coefficient j
+-- of product s, as low 64 bits and high bits) are `coef s j`, by block
+-- kernels: the limb parts and the carry scan; `fin l w` masks the quad at
+-- limb l.
+local def crt_blocks (n: i64) (mo: i64) (fin: i64 -> quad -> quad) (coef: i64 -> idx -> (u64, u64)) : [n][mo]u64 =
   let ipb = instances_per_block 256 mo
   let seg = mo / 4
   let g = ipb * seg
   let ws =
     #[incremental_flattening(only_intra)]
     map (\blk ->
-           let coef (s: idx) (j: idx) =
+           let coef_at (s: idx) (j: idx) =
              let r = blk * ipb + i64.i32 s
-             in if r < n then crt (res 0 r j) (res 1 r j) (res 2 r j) else (0, 0)
-           in store_quads (carry_quads g seg coef (\i w _ -> fin (4 * rem32 i seg) w)) :> [ipb*mo]u64)
+             in if r < n then coef r j else (0, 0)
+           in store_quads (carry_quads g seg coef_at (\i w _ -> fin (4 * rem32 i seg) w)) :> [ipb*mo]u64)
         (iota (num_blocks n ipb))
   in flatten ws |> take (n*mo) |> unflatten
 
@@ -795,14 +813,18 @@ local def mul_four_step [n][m] (square: bool) (mo: i64) (bits: i64) (ell: i64) (
 #[noinline]
 local def mul_ntt [n][m] (blog: i64) (square: bool) (mo: i64) (bits: i64)
                          (a: [n][m]u64) (b: [n][m]u64) : [n][mo]u64 =
-  let ell = conv_log m
+  -- The shorter transform of `wrap_log` where it runs in one block or
+  -- as two rows (below).
+  let four_step (ell: i64) = row_log blog ell < ell && ell != blog + 1
+  let ell = if four_step (wrap_log m) then conv_log m else wrap_log m
   let ell2 = row_log blog ell
   -- Transforms twice as long as a block (2^(blog+1) points) run as two
   -- rows of 2^blog points, with their first and last stages (on the top
-  -- bit) outside the blocks.  The operands' digits fill at most the low
-  -- half of the transform's input, so the first (forward, DIF) stage
-  -- leaves x_j in row 0 and x_j w^j in row 1 (w the 2^ell-th root of
-  -- unity): no pass through global memory as in the four-step path.  The
+  -- bit) outside the blocks.  The first (forward, DIF) stage leaves
+  -- x_j + x_(j+L/2) in row 0 and (x_j - x_(j+L/2)) w^j in row 1 (w the
+  -- 2^ell-th root of unity), where the digits x_(j+L/2) are zero but for
+  -- a wrapping transform's few: no pass through global memory as in the
+  -- four-step path.  The
   -- last (inverse, DIT) stage turns residues u_j, v_j of the rows into
   -- u_j + w^-j v_j and u_j - w^-j v_j, where the CRT reads them.
   let two_rows = ell2 < ell && ell == blog + 1
@@ -813,12 +835,18 @@ local def mul_ntt [n][m] (blog: i64) (square: bool) (mo: i64) (bits: i64)
           let (af, bf) = (opaque (flatten a), opaque (flatten b))
           let rows = if two_rows then 2 else 1
           -- Row r = rows*s + t of product s.
+          let digit_at (o: idx) (s: i64) (j: idx) =
+            if j < i32.i64 (2 * m) then digit (if o == 0 then af else bf) m s j else 0
           let load (i: i64) (r: i64) (o: idx) (j: idx) =
+            let p = ntt_prime i
             let s = if two_rows then r >> 1 else r
-            let d = if j < i32.i64 (2 * m) then digit (if o == 0 then af else bf) m s j else 0
-            let x = shoup (ntt_prime i) d shoup_one
-            in if two_rows && r & 1 == 1 then shoup (ntt_prime i) x ((table_ctx tws len i).fwd (i32.i64 e2) j) else x
+            let x = shoup p (digit_at o s j) shoup_one
+            in if !two_rows then x
+               else let y = shoup p (digit_at o s (j + i32.i64 (1 << e2))) shoup_one
+                    let (r0, r1) = dif_bfly p ((table_ctx tws len i).fwd (i32.i64 e2) j) x y
+                    in if r & 1 == 0 then r0 else r1
           let (rs, rp) = conv_rows true square tws len ell e2 (rows * n) load
+          -- Residue j < len of product s modulo prime i.
           let res (i: i64) (s: i64) (j: idx) =
             if !two_rows then #[unsafe] rs[(i * rp + s) * len + i64.i32 j]
             else let half = i32.i64 (1 << e2)
@@ -827,6 +855,23 @@ local def mul_ntt [n][m] (blog: i64) (square: bool) (mo: i64) (bits: i64)
                  let v = #[unsafe] rs[((i * rp + 2 * s + 1) << e2) + k]
                  let (y0, y1) = dit_bfly (ntt_prime i) ((table_ctx tws len i).inv (i32.i64 e2) j) u v
                  in if j < half then y0 else y1
+          -- Coefficient t >= len of product s, exactly, by the classical
+          -- convolution of the digits (at most 64 digit products).
+          let past (s: i64) (t: idx) : (u64, u64) =
+            let i0 = t - i32.i64 (2 * m - 1)
+            in loop (lo, hi) = (0u64, 0u64) for k < i32.i64 (2 * m) - i0 do
+                 let x = lo + u64.u32 (digit_at 0 s (i0 + k)) * u64.u32 (digit_at 1 s (t - i0 - k))
+                 in (x, hi + u64.bool (x < lo))
+          -- Coefficient j of product s: from the residues below len, with
+          -- the coefficients past len that wrapped onto j taken off.
+          let coef (s: i64) (j: idx) : (u64, u64) =
+            if i64.i32 j >= len then past s j
+            else -- j < len; the mask keeps any read the compiler hoists in bounds.
+                 let jr = j & i32.i64 (len - 1)
+                 let (lo, hi) = crt (res 0 s jr) (res 1 s jr) (res 2 s jr)
+                 in if i64.i32 j + len >= 4 * m - 1 then (lo, hi)
+                    else let (wl, wh) = past s (j + i32.i64 len)
+                         in (lo - wl, hi - wh - u64.bool (lo < wl))
           let fin l (w0, w1, w2, w3) =
             (mask_limb bits l w0, mask_limb bits (l+1) w1, mask_limb bits (l+2) w2, mask_limb bits (l+3) w3)
           -- Not `crt_blocks` with two rows: its threads read 8 adjacent
@@ -834,9 +879,8 @@ local def mul_ntt [n][m] (blog: i64) (square: bool) (mo: i64) (bits: i64)
           -- and its 2^18-bit low halves took longer than the full products
           -- by the carry scan along each product (H200: 33431 against
           -- 29498 us per 2^32-bit batch).
-          in if mo <= max_block_limbs && !two_rows then crt_blocks n mo fin res
+          in if mo <= max_block_limbs && !two_rows then crt_blocks n mo fin coef
              else -- Full products of 2^14-point transforms (8192 limbs), and the two rows' products.
-                  let coef s j = crt (res 0 s j) (res 1 s j) (res 2 s j)
                   let (xs, hs) = unzip (map unzip (tabulate_2d n mo (\s l -> limb_parts (coef s) (i32.i64 l))))
                   in carry_rows n mo bits (\s l -> #[unsafe] xs[s, l]) (\s l -> #[unsafe] hs[s, l])
 
