@@ -124,13 +124,14 @@ def test_mul_ntt_wide(ctx, rng, log_bits):
 
 
 @pytest.mark.parametrize("cpu", [False, True])
-@pytest.mark.parametrize("limbs", [2044, 2048, 2052, 4092, 4096, 4100])
+@pytest.mark.parametrize("limbs", [2044, 2048, 2052, 4092, 4096, 4100, 4116])
 def test_mul_ntt_block_shapes(ctx, rng, limbs, cpu):
     """One limb step below, at and above the widths where the NTT's kernels change
     shape, with the GPU's and the CPUs' ``ntt_block_log`` (thresholds.fut) whatever the
-    backend. GPU (13): one block up to 2048 limbs (2^13 points), two rows of 2^13 points
-    up to 4096 limbs (transforms of 2^14), four-step above. CPU (14): one block up to
-    4096 limbs (16 values per thread from 2052), two rows of 2^14 points above. Squares
+    backend. GPU (13): one block up to 2048 limbs (2^13 points; 2052 wraps into it),
+    two rows of 2^13 points up to 4096 limbs (transforms of 2^14; 4100 wraps into
+    them), four-step from 4116. CPU (14): one block up to 4096 limbs (16 values per
+    thread from 2052; 4100 wraps into it), two rows of 2^14 points at 4116. Squares
     (``ntt_sqr_block_log`` 14 on both) as the CPU's products. All-ones and random
     operands."""
     bits = 64 * limbs - 5
@@ -146,9 +147,9 @@ def test_mul_ntt_wrapping(ctx, rng, limbs, cpu):
     """Widths whose products take a transform of half the length with the few
     coefficients past its end computed apart (``wrap_log`` in ntt.fut: at most 64
     and at most 1/64 of the points): below, at and past the last width that wraps
-    for 2^10 to 2^13 points; the 4100-limb products of
-    ``test_mul_ntt_block_shapes`` wrap as two rows. All-ones operands (the largest
-    wrapped coefficients) and random ones."""
+    for 2^10 to 2^13 points; ``test_mul_ntt_block_shapes`` has the 2052- and
+    4100-limb products (4100 wraps into two rows of 2^13 with the GPU's blocks).
+    All-ones operands (the largest wrapped coefficients) and random ones."""
     bits = 64 * limbs - 5
     a = [mask(bits), rng.getrandbits(bits), mask(bits)]
     b = [mask(bits), rng.getrandbits(bits), rng.getrandbits(bits)]
