@@ -143,9 +143,11 @@ def check_products [n][m] (blog: i64) (bits: i64) (a: [n][m]u64) (b: [n][m]u64) 
 -- (kind, seed, n, m, bits of the operands and of the low products).
 -- Widths 4..256 run one block per product (several per block up to 256
 -- limbs); 2044 and 2048 limbs are the widest block products (transforms
--- of 2^13 points), 2052 limbs the narrowest four-step one (see
--- test_products_blog for blocks of 2^14 points); 4096 and 4100 limbs
--- four-step products of 2^14 and 2^15 points.
+-- of 2^13 points), 2052 limbs wrap into them (`wrap_log`: 15
+-- coefficients past 2^13); 4096 limbs run as two rows of 2^13 points,
+-- 4100 limbs wrap into them; 4116 limbs (79 coefficients past 2^14, more
+-- than wrap) and 16384 run four-step, with 2^15 and 2^16 points (see
+-- test_products_blog for blocks of 2^14 points).
 -- ==
 -- entry: test_products
 -- input { 0i64 1u64 0i64 4i64 256i64 }        output { true }
@@ -175,6 +177,7 @@ def check_products [n][m] (blog: i64) (bits: i64) (a: [n][m]u64) (b: [n][m]u64) 
 -- input { 0i64 28u64 2i64 4100i64 262400i64 } output { true }
 -- input { 1i64 29u64 2i64 4096i64 262144i64 } output { true }
 -- input { 1i64 30u64 1i64 4100i64 262400i64 } output { true }
+-- input { 1i64 26u64 2i64 4116i64 263400i64 } output { true }
 -- input { 0i64 24u64 2i64 16384i64 1048576i64 } output { true }
 -- input { 1i64 25u64 1i64 16384i64 1048500i64 } output { true }
 entry test_products (kind: i64) (seed: u64) (n: i64) (m: i64) (bits: i64) : bool =
@@ -182,12 +185,15 @@ entry test_products (kind: i64) (seed: u64) (n: i64) (m: i64) (bits: i64) : bool
   in check_products (ntt_block_log false) bits a b
 
 -- Products with blocks of at most 2^blog points: the four-step path at
--- small widths (blog < 13), and with blocks of 2^14 points (blog 14, 16
--- values per thread: the squares of the library from 2052 limbs) the
--- widths just outside theirs (2048 limbs: one block of 2^13 points; 4100
--- limbs: four-step) and inside them, one limb step above 2^13-point
--- blocks, below, at and at the widest width, in every operand kind but
--- zeros: (blog, kind, seed, n, m, bits).
+-- small widths (blog < 13); two rows of 2^9 points wrapping (blog 9, 260
+-- limbs: 15 coefficients past 2^10, so the top forward stage reads the
+-- digits past half the transform) and one block wrapping (blog 10); and
+-- with blocks of 2^14 points (blog 14, 16 values per thread: the squares
+-- of the library from 2052 limbs) the widths just outside theirs (2048
+-- limbs: one block of 2^13 points; 4100 limbs: wrapping into 2^14) and
+-- inside them, one limb step above 2^13-point blocks, below, at and at
+-- the widest width, in every operand kind but zeros: (blog, kind, seed,
+-- n, m, bits).
 -- ==
 -- entry: test_products_blog
 -- input { 14i64 0i64 37u64 2i64 2048i64 131072i64 } output { true }
@@ -203,6 +209,9 @@ entry test_products (kind: i64) (seed: u64) (n: i64) (m: i64) (bits: i64) : bool
 -- input { 6i64 0i64 34u64 5i64 252i64 16128i64 } output { true }
 -- input { 6i64 3i64 35u64 3i64 256i64 16384i64 } output { true }
 -- input { 7i64 1i64 36u64 2i64 1024i64 65536i64 } output { true }
+-- input { 9i64 1i64 44u64 2i64 260i64 16640i64 } output { true }
+-- input { 9i64 0i64 45u64 3i64 260i64 16600i64 } output { true }
+-- input { 10i64 1i64 46u64 2i64 260i64 16640i64 } output { true }
 entry test_products_blog (blog: i64) (kind: i64) (seed: u64) (n: i64) (m: i64) (bits: i64) : bool =
   let (a, b) = operands kind seed n m bits
   in check_products blog bits a b
