@@ -66,6 +66,11 @@
 -- rows of it (`mul_ntt`): the first forward stage and the last inverse
 -- stage, on the top bit, are done where the digits are read and where
 -- the CRT reads the residues.
+-- Cyclic products (`mul_cyclic_ntt`, a*b mod B^L - 1) skip the zero
+-- padding: one transform of 2L points for operands of up to 2L limbs (the
+-- digits past the transform folded onto the ones below), the carry out of
+-- the top wrapping to the bottom; the division takes them where it knows
+-- a product up to a small difference.
 -- Longer transforms run four-step, rows of at most 2^13 points: L = L1*L2,
 -- the stages on the top bits of the index as transforms of length L1 over
 -- columns (blocks of c adjacent columns), the rest as transforms of length
@@ -733,6 +738,21 @@ local def carry_rows (n: i64) (mo: i64) (bits: i64) (lo: i64 -> i64 -> u64) (hi:
                     in mask_row bits (add_row carry_none x h).0)
   |> row_major
 
+-- The sums of limb parts as `carry_rows`, modulo B^L - 1 (L = mo): the
+-- high part of the top limb wraps onto limb 0, and the carry out of the
+-- top re-enters at the bottom.  Both addends are at most B^L - 1, so the
+-- second addition carries nothing out; the result is in [0, B^L - 1].
+-- The scans are flattened (only_inner): left to the compiler, 32768 rows
+-- of 1024 limbs ran one thread per row, a sequential scan each (H200, the
+-- 2^17-bit division's three cyclic products: 6845 us).
+local def carry_cyclic (n: i64) (mo: i64) (lo: i64 -> i64 -> u64) (hi: i64 -> i64 -> u64) : [n][mo]u64 =
+  #[incremental_flattening(only_inner)]
+  tabulate n (\s -> let x = tabulate mo (lo s)
+                    let h = tabulate mo (\l -> hi s (if l == 0 then mo - 1 else l - 1))
+                    let (y, c) = add_row carry_none x h
+                    in (add_row (if c then carry_one else carry_none) y (replicate mo 0)).0)
+  |> row_major
+
 -- The last step of the four-step product: the inverse column stages of
 -- the residues (element j of product s modulo prime i is `res i s j`) for
 -- the three primes in each block, the CRT and the limb parts of the
@@ -805,18 +825,24 @@ local def mul_four_step [n][m] (square: bool) (mo: i64) (bits: i64) (ell: i64) (
   let pos (l: i64) = blocked_pos (col_log ell1 ell2 - 1) ell1 (ell2 - 1) (i32.i64 l)
   in carry_rows n mo bits (\s l -> #[unsafe] xs[s, pos l]) (\s l -> #[unsafe] hs[s, pos l])
 
+-- Log2 of the transform of a product of m-limb operands with blocks of
+-- at most 2^blog points: the shorter transform of `wrap_log` where it
+-- runs in one block or as two rows (`mul_ntt`).
+local def product_log (blog: i64) (m: i64) : i64 =
+  let four_step (ell: i64) = row_log blog ell < ell && ell != blog + 1
+  in if four_step (wrap_log m) then conv_log m else wrap_log m
+
 -- The low `mo` limbs of the products (`mo` = m or 2m), reduced modulo
--- 2^bits, with blocks of at most 2^blog transform points.  Not inlined:
+-- 2^bits, with blocks of at most 2^blog transform points; with `cyc`
+-- the products modulo B^mo - 1 (cyclic convolutions of 2*mo digits,
+-- `mul_cyclic_ntt`).  Not inlined:
 -- one copy of the kernels serves every caller (and `square` is a runtime
 -- choice in them), which keeps the compile time of programs with several
 -- products down.
 #[noinline]
-local def mul_ntt [n][m] (blog: i64) (square: bool) (mo: i64) (bits: i64)
+local def mul_ntt [n][m] (blog: i64) (square: bool) (cyc: bool) (mo: i64) (bits: i64)
                          (a: [n][m]u64) (b: [n][m]u64) : [n][mo]u64 =
-  -- The shorter transform of `wrap_log` where it runs in one block or
-  -- as two rows (below).
-  let four_step (ell: i64) = row_log blog ell < ell && ell != blog + 1
-  let ell = if four_step (wrap_log m) then conv_log m else wrap_log m
+  let ell = if cyc then 64 - i64.i32 (i64.clz (2 * mo - 1)) else product_log blog m
   let ell2 = row_log blog ell
   -- Transforms twice as long as a block (2^(blog+1) points) run as two
   -- rows of 2^blog points, with their first and last stages (on the top
@@ -837,12 +863,18 @@ local def mul_ntt [n][m] (blog: i64) (square: bool) (mo: i64) (bits: i64)
           -- Row r = rows*s + t of product s.
           let digit_at (o: idx) (s: i64) (j: idx) =
             if j < i32.i64 (2 * m) then digit (if o == 0 then af else bf) m s j else 0
+          -- Digit j modulo p in [0, 2p); a cyclic product's operands (at
+          -- most 2L limbs, 2 len digits) are folded: digits j and j + len.
+          let reduced (p: u32) (o: idx) (s: i64) (j: idx) =
+            let x = shoup p (digit_at o s j) shoup_one
+            in if !cyc || 2 * m <= len then x
+               else red2 p (x + shoup p (digit_at o s (j + i32.i64 len)) shoup_one)
           let load (i: i64) (r: i64) (o: idx) (j: idx) =
             let p = ntt_prime i
             let s = if two_rows then r >> 1 else r
-            let x = shoup p (digit_at o s j) shoup_one
+            let x = reduced p o s j
             in if !two_rows then x
-               else let y = shoup p (digit_at o s (j + i32.i64 (1 << e2))) shoup_one
+               else let y = reduced p o s (j + i32.i64 (1 << e2))
                     let (r0, r1) = dif_bfly p ((table_ctx tws len i).fwd (i32.i64 e2) j) x y
                     in if r & 1 == 0 then r0 else r1
           let (rs, rp) = conv_rows true square tws len ell e2 (rows * n) load
@@ -869,7 +901,7 @@ local def mul_ntt [n][m] (blog: i64) (square: bool) (mo: i64) (bits: i64)
             else -- j < len; the mask keeps any read the compiler hoists in bounds.
                  let jr = j & i32.i64 (len - 1)
                  let (lo, hi) = crt (res 0 s jr) (res 1 s jr) (res 2 s jr)
-                 in if i64.i32 j + len >= 4 * m - 1 then (lo, hi)
+                 in if cyc || i64.i32 j + len >= 4 * m - 1 then (lo, hi)
                     else let (wl, wh) = past s (j + i32.i64 len)
                          in (lo - wl, hi - wh - u64.bool (lo < wl))
           let fin l (w0, w1, w2, w3) =
@@ -879,38 +911,63 @@ local def mul_ntt [n][m] (blog: i64) (square: bool) (mo: i64) (bits: i64)
           -- and its 2^18-bit low halves took longer than the full products
           -- by the carry scan along each product (H200: 33431 against
           -- 29498 us per 2^32-bit batch).
-          in if mo <= max_block_limbs && !two_rows then crt_blocks n mo fin coef
-             else -- Full products of 2^14-point transforms (8192 limbs), and the two rows' products.
+          in if mo <= max_block_limbs && !two_rows && !cyc then crt_blocks n mo fin coef
+             else -- Full products of 2^14-point transforms (8192 limbs), the two rows' products, cyclic products.
                   let (xs, hs) = unzip (map unzip (tabulate_2d n mo (\s l -> limb_parts (coef s) (i32.i64 l))))
-                  in carry_rows n mo bits (\s l -> #[unsafe] xs[s, l]) (\s l -> #[unsafe] hs[s, l])
+                  in if cyc then carry_cyclic n mo (\s l -> #[unsafe] xs[s, l]) (\s l -> #[unsafe] hs[s, l])
+                     else carry_rows n mo bits (\s l -> #[unsafe] xs[s, l]) (\s l -> #[unsafe] hs[s, l])
 
 -- | The exact products `a*b` (`2m` limbs) by NTT: one block kernel per
 -- step up to transforms of 2^(ntt_block_log cpu) points, two rows of
 -- them up to twice that, four-step above; any width m (a multiple of 4)
 -- up to 2^21 limbs.
 def mul_full_ntt [n][m] (cpu: bool) (a: [n][m]u64) (b: [n][m]u64) : [n][m*2]u64 =
-  mul_ntt (ntt_block_log cpu) false (m*2) (128*m) a b
+  mul_ntt (ntt_block_log cpu) false false (m*2) (128*m) a b
 
 -- | `a*b mod 2^bits` (bits <= 64m) by NTT.
 def mul_lo_ntt [n][m] (cpu: bool) (bits: i64) (a: [n][m]u64) (b: [n][m]u64) : [n][m]u64 =
-  mul_ntt (ntt_block_log cpu) false m bits a b
+  mul_ntt (ntt_block_log cpu) false false m bits a b
 
 -- | The exact squares `a*a` by NTT: one forward transform per prime, one
 -- block kernel per step up to 2^ntt_sqr_block_log points (2^18 bits).
 def sqr_full_ntt [n][m] (a: [n][m]u64) : [n][m*2]u64 =
-  mul_ntt ntt_sqr_block_log true (m*2) (128*m) a a
+  mul_ntt ntt_sqr_block_log true false (m*2) (128*m) a a
 
 -- | `a*a mod 2^bits` by NTT.
 def sqr_lo_ntt [n][m] (bits: i64) (a: [n][m]u64) : [n][m]u64 =
-  mul_ntt ntt_sqr_block_log true m bits a a
+  mul_ntt ntt_sqr_block_log true false m bits a a
 
 -- | `mul_full_ntt` (`square` false) or `sqr_full_ntt` (true) with blocks
 -- of at most 2^blog transform points (3 <= blog <= 14), so that tests
 -- reach the four-step path at small widths and benchmarks compare
 -- blog 13 and 14 at 2^18 bits.
 def mul_full_ntt_with [n][m] (blog: i64) (square: bool) (a: [n][m]u64) (b: [n][m]u64) : [n][m*2]u64 =
-  mul_ntt blog square (m*2) (128*m) a b
+  mul_ntt blog square false (m*2) (128*m) a b
 
 -- | `mul_lo_ntt`/`sqr_lo_ntt` with blocks of at most 2^blog points.
 def mul_lo_ntt_with [n][m] (blog: i64) (square: bool) (bits: i64) (a: [n][m]u64) (b: [n][m]u64) : [n][m]u64 =
-  mul_ntt blog square m bits a b
+  mul_ntt blog square false m bits a b
+
+-- | Log2 of the transform length of `mul_lo_ntt` (and `mul_full_ntt`) for
+-- m-limb operands, to compare with `mul_cyclic_ntt`'s `2 L` points.
+def ntt_product_log (cpu: bool) (m: i64) : i64 = product_log (ntt_block_log cpu) m
+
+-- | The longest cyclic product `mul_cyclic_ntt` serves: its transform of
+-- 2L points runs in one block or as two rows.
+def ntt_cyclic_max_limbs (cpu: bool) : i64 = 1 << ntt_block_log cpu
+
+-- | `a*b mod (B^L - 1)` (B = 2^64) by one cyclic convolution of 2L digits
+-- (a transform of 2L points, half that of the product), for L a power of
+-- two, 8 <= L <= `ntt_cyclic_max_limbs`, and operands of at most 2L limbs.
+-- The result lies in [0, B^L - 1]: B^L - 1 stands for 0.  A caller that
+-- knows a*b up to a small difference (a division's remainder, a Newton
+-- step's error) recovers it from this and the product's low limbs.
+def mul_cyclic_ntt [n][m] (cpu: bool) (L: i64) (a: [n][m]u64) (b: [n][m]u64) : [n][L]u64 =
+  assert (L >= 8 && L <= ntt_cyclic_max_limbs cpu && L & (L - 1) == 0 && m <= 2 * L)
+         (mul_ntt (ntt_block_log cpu) false true L (64 * L) a b)
+
+-- | `mul_cyclic_ntt` with blocks of at most 2^blog points (tests: two rows
+-- at small widths).
+def mul_cyclic_ntt_with [n][m] (blog: i64) (L: i64) (a: [n][m]u64) (b: [n][m]u64) : [n][L]u64 =
+  assert (L >= 8 && 2 * L <= 1 << (blog + 1) && L & (L - 1) == 0 && m <= 2 * L)
+         (mul_ntt blog false true L (64 * L) a b)

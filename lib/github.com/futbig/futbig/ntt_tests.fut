@@ -216,6 +216,38 @@ entry test_products_blog (blog: i64) (kind: i64) (seed: u64) (n: i64) (m: i64) (
   let (a, b) = operands kind seed n m bits
   in check_products blog bits a b
 
+-- Cyclic products (`mul_cyclic_ntt`): a*b modulo B^L - 1 against the
+-- classical full product folded into L limbs, both with B^L - 1 read as 0:
+-- operands narrower than L, folded (2L limbs: the digits past the
+-- transform added onto the ones below), all-ones (the largest folded
+-- coefficients), in one block and as two rows (blog 9 at L = 512, blog 12
+-- at L = 4096, the division's 2^18-bit widths with blocks of 2^11), and the
+-- widest L of the GPU's blocks: (blog, kind, seed, n, m, L).
+-- ==
+-- entry: test_cyclic
+-- input { 13i64 0i64 51u64 5i64 4i64 8i64 }        output { true }
+-- input { 13i64 0i64 52u64 5i64 16i64 8i64 }       output { true }
+-- input { 13i64 1i64 53u64 2i64 16i64 8i64 }       output { true }
+-- input { 13i64 0i64 54u64 3i64 260i64 256i64 }    output { true }
+-- input { 13i64 1i64 55u64 2i64 512i64 256i64 }    output { true }
+-- input { 13i64 3i64 56u64 3i64 300i64 256i64 }    output { true }
+-- input { 9i64 0i64 57u64 3i64 1000i64 512i64 }    output { true }
+-- input { 9i64 1i64 58u64 2i64 1024i64 512i64 }    output { true }
+-- input { 13i64 0i64 59u64 2i64 2052i64 2048i64 }  output { true }
+-- input { 11i64 0i64 60u64 2i64 2052i64 2048i64 }  output { true }
+-- input { 12i64 1i64 61u64 1i64 4100i64 4096i64 }  output { true }
+-- input { 13i64 0i64 62u64 1i64 8196i64 8192i64 }  output { true }
+entry test_cyclic (blog: i64) (kind: i64) (seed: u64) (n: i64) (m: i64) (L: i64) : bool =
+  let (a, b) = operands kind seed n m (64 * m)
+  let fold (x: [m*2]u64) : [L]u64 =
+    let sum = loop acc = replicate L 0 for c < (2 * m + L - 1) / L do
+                let (s, co) = ref_add 0 acc (tabulate L (\j -> if c * L + j < 2 * m then x[c * L + j] else 0))
+                in (ref_add co s (replicate L 0)).0
+    in if all (== u64.highest) sum then replicate L 0 else sum
+  let canon (x: [L]u64) = if all (== u64.highest) x then replicate L 0 else x
+  let full = mul_full_by false mul_classical a b
+  in all_eq (map canon (mul_cyclic_ntt_with blog L a b)) (map fold full)
+
 -- The widest width served in batches, 2^22 bits (65536 limbs): uniform
 -- operands against the classical product (one instance: it takes about 20
 -- seconds on one core), all-ones operands against (2^k-1)^2 = 2^2k -
