@@ -15,6 +15,7 @@ import "blocks"
 import "thresholds"
 import "add"
 import "mul"
+import "ntt"
 import "shift"
 import "compare"
 
@@ -153,6 +154,69 @@ local def depth (m: i64) : i64 =
 local def precision (m: i64) (t: i64) : i64 =
   loop p = m for _i < depth m - t do lower p
 
+-- DIFFERENCES FROM CYCLIC PRODUCTS.  A Newton step's B^(p+h) - A_p*y and
+-- the remainder a - q*b are known to be small, so they need x*y only
+-- modulo a number a little above twice their bound.  Modulo B^L - 1 a
+-- product is one cyclic convolution of 2L digits (`mul_cyclic_ntt`), half
+-- the transform of a low half of the same width; with the product's low
+-- `cyc_low` limbs beside it (a 4-by-4-limb product per instance), the
+-- difference D follows from its residues e1 = D mod (B^L - 1) and e2 =
+-- D mod B^4: D = e1 + k (B^L - 1), where k = (e1 - e2) mod B^4 read as a
+-- signed number, for every |D| < B^(L+3) (then |k| < B^2 + 2).
+
+-- | Limbs kept modulo B^4 beside a cyclic product.
+local def cyc_low : i64 = 4
+
+-- | L for a difference below B^(k+1) in magnitude: the least power of
+-- two (at least 8) with k + 1 <= L + 3.
+local def cyc_limbs (k: i64) : i64 =
+  loop L = 8 while L < k - 2 do 2 * L
+
+-- | Whether the cyclic product of L limbs replaces a low half of w limbs:
+-- the ladder multiplies w limbs by NTT and the cyclic transform is shorter.
+local def cyclic_pays (cpu: bool) (w: i64) (L: i64) : bool =
+  w >= ntt_lo_limbs cpu && L <= ntt_cyclic_max_limbs cpu && 2 * L < 1 << ntt_product_log cpu w
+
+-- (x*y) mod B^4 of one instance (x, y of at least one limb).
+local def low_product [k][l] (x: [k]u64) (y: [l]u64) : [cyc_low]u64 =
+  loop r = replicate cyc_low 0 for i < i64.min k cyc_low do
+    (loop (r, c) = (r, 0u64) for j < i64.min l (cyc_low - i) do
+       let (lo, hi) = (x[i] * y[j], u64.mul_hi x[i] y[j])
+       let s = r[i + j] + lo
+       let s2 = s + c
+       -- (B-1)^2 + 2(B-1) < B^2: the carry fits.
+       in (r with [i + j] = s2, hi + u64.bool (s < lo) + u64.bool (s2 < s))).0
+
+-- (x - y) mod B^4 of one instance.
+local def sub_low (x: [cyc_low]u64) (y: [cyc_low]u64) : [cyc_low]u64 =
+  (loop (r, b) = (replicate cyc_low 0, 0u64) for i < cyc_low do
+     let d = x[i] - y[i]
+     in (r with [i] = d - b, u64.bool (x[i] < y[i]) + u64.bool (d < b))).0
+
+-- | (x + y) mod (B^L - 1) for x, y <= B^L - 1, in [0, B^L - 1]: the carry
+-- out re-enters at the bottom (and then carries nothing out, as x + y <=
+-- 2 B^L - 2).
+local def add_cyclic [n][L] (cpu: bool) (x: [n][L]u64) (y: [n][L]u64) : [n][L]u64 =
+  let (s, c) = add cpu (64 * L) x y
+  in (add cpu (64 * L) s (map (\c -> tabulate L (\j -> if j == 0 then u64.u8 c else 0)) c)).0
+
+-- | The signed difference T - x*y as w limbs (two's complement), for
+-- |T - x*y| < B^(L+3) and below B^w / 2, from T's residues `tc` = T mod
+-- (B^L - 1) and `tl` = T mod B^4 (see above).  The operands have at most
+-- 2L limbs.
+local def diff_by_cyclic [n][L][k] (cpu: bool) (w: i64) (tc: [n][L]u64) (tl: [n][cyc_low]u64)
+                                   (x: [n][k]u64) (y: [n][k]u64) : [n][w]u64 =
+  let xy = mul_cyclic_ntt cpu L x y
+  let e1 = add_cyclic cpu tc (map (map (\x -> !x)) xy)
+  let e2 = map3 (\t u v -> sub_low t (low_product u v)) tl x y
+  let ks = map2 (\u v -> sub_low (take cyc_low u :> [cyc_low]u64) v) e1 e2
+  let wc = i64.max w (L + cyc_low)
+  let ext (kk: [cyc_low]u64) (j: i64) = if j < cyc_low then kk[j] else if kk[cyc_low - 1] >> 63 == 1 then u64.highest else 0
+  -- e1 + k B^L (e1 < B^L: the limbs side by side), less k.
+  let up = map2 (\u kk -> tabulate wc (\j -> if j < L then u[j] else ext kk (j - L))) e1 ks
+  let d = (sub cpu (64 * wc) up (map (\kk -> tabulate wc (ext kk)) ks)).0
+  in window w 0 w d
+
 -- | One Newton step for the reciprocal of the normalised divisors `v`
 -- (B^m/2 <= v < B^m).  From `y` ~ B^(2h) / A_h (h+1 limbs), A_h the
 -- leading h limbs of v, to ~ B^(2p) / A_p (p+1 limbs):
@@ -162,9 +226,15 @@ local def precision (m: i64) (t: i64) : i64 =
 local def newton [n][m][k] (cpu: bool) (v: [n][m]u64) (p: i64) (h: i64) (y: [n][k]u64) : [n][]u64 =
   let l = p - h
   let w = width (p + 2)
-  let P = mul_lo cpu (64 * w) (window w (m - p) p v) (window w 0 (h + 1) y)
-  -- D = B^(p+h) - P mod B^w, as |D| < B^(p+1) <= B^(w-1).
-  let D = (sub cpu (64 * w) (replicate n (tabulate w (\j -> u64.bool (j == p + h)))) P).0
+  let L = cyc_limbs p
+  -- D = B^(p+h) - A_p*y, |D| < B^(p+1) <= B^(w-1): from the low product
+  -- mod B^w, or from the cyclic product mod B^L - 1 (B^(p+h) is B^((p+h)
+  -- mod L) there and 0 mod B^4).
+  let D = if cyclic_pays cpu w L
+          then diff_by_cyclic cpu w (replicate n (tabulate L (\j -> u64.bool (j == (p + h) % L))))
+                              (replicate n (replicate cyc_low 0)) (window w (m - p) p v) (window w 0 (h + 1) y)
+          else let P = mul_lo cpu (64 * w) (window w (m - p) p v) (window w 0 (h + 1) y)
+               in (sub cpu (64 * w) (replicate n (tabulate w (\j -> u64.bool (j == p + h)))) P).0
   let dpos = map (\x -> !(negative x)) D
   -- Selections are flat maps over all limbs (only_inner): a map choosing whole
   -- rows, or reading a row's sign and then its limbs, is otherwise also
@@ -702,9 +772,19 @@ def divmod_passes [n][m] (cpu: bool) (a: [n][m]u64) (b: [n][m]u64) : ([n][m]u64,
   let q = (add cpu (64 * W) (window W 0 P a1) (window W P P (mul_full cpu a1 z))).0
   -- r = a - q*b, within [-b, 4b) (docs/division.md), signed in Wr limbs,
   -- then +-1 steps until 0 <= r < b.
-  let Wr = width (reduce i64.max 1 limbs + 1)
+  let kmax = reduce i64.max 1 limbs
+  let Wr = width (kmax + 1)
   let bw = window Wr 0 m b
-  let r = (sub cpu (64 * Wr) (window Wr 0 m a) (mul_lo cpu (64 * Wr) (window Wr 0 W q) bw)).0
+  -- r is below 4b < B^(kmax+1) in magnitude: from the low product mod
+  -- B^Wr, or from the cyclic product (q of W <= 2L limbs; a folded into L
+  -- limbs modulo B^L - 1).
+  let L = cyc_limbs kmax
+  let wq = i64.max W Wr
+  let r = if cyclic_pays cpu Wr L && wq <= 2 * L
+          then let ac = loop ac = window L 0 L a for c in 1..<(m + L - 1) / L do
+                          add_cyclic cpu ac (window L (c * L) L a)
+               in diff_by_cyclic cpu Wr ac (window cyc_low 0 cyc_low a) (window wq 0 W q) (window wq 0 Wr bw)
+          else (sub cpu (64 * Wr) (window Wr 0 m a) (mul_lo cpu (64 * Wr) (window Wr 0 W q) bw)).0
   let nb = neg cpu (64 * Wr) bw
   let dirs r = map2 (\x c -> if negative x then -1 else if c >= 0 then 1 else 0i8) r (cmp r bw)
   let (q, r, _, passes) =

@@ -188,6 +188,10 @@ local def valid_limb [m] (method: i64) (i: i64) (x: [m]u64) (y: [m]u64) : bool =
 -- output { true }
 -- random input { 128i64 [30][256]u64 [30][256]u64 }
 -- output { true }
+-- random input { 1026i64 [4][2048]u64 [4][2048]u64 }
+-- output { true }
+-- random input { 2048i64 [3][4096]u64 [3][4096]u64 }
+-- output { true }
 
 -- | Bound on the correction passes of `divmod_passes` (docs/division.md).
 local def max_passes : i64 = 3
@@ -265,7 +269,10 @@ local def narrow [m] (len: i64) (i: i64) (x: [m]u64) (y: [m]u64) : ([m]u64, [m]u
      case _ -> (x, b)
 
 -- | Batches whose divisors all have about `len` limbs divide exactly,
--- within `max_passes` correction passes.
+-- within `max_passes` correction passes.  With the GPU's switches: from
+-- 1026 limbs the Newton steps and q*b take cyclic products (1026 is the
+-- widest precision their L = 1024 serves; 2048 limbs by 4096 is the
+-- benchmark's 2^18-bit shape).
 entry check_divmod_narrow [n][m] (len: i64) (x: [n][m]u64) (y: [n][m]u64) : bool =
   let (a, b) = unzip (map3 (narrow len) (iota n) x y)
   let (q, r, zero, passes) = divmod_passes false a b
