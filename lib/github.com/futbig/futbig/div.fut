@@ -162,7 +162,7 @@ local def precision (m: i64) (t: i64) : i64 =
 -- `cyc_low` limbs beside it (a 4-by-4-limb product per instance), the
 -- difference D follows from its residues e1 = D mod (B^L - 1) and e2 =
 -- D mod B^4: D = e1 + k (B^L - 1), where k = (e1 - e2) mod B^4 read as a
--- signed number, for every |D| < B^(L+3) (then |k| < B^2 + 2).
+-- signed number, for every |D| < B^(L+3) (then |k| < B^3 + 2 < B^4/2).
 
 -- | Limbs kept modulo B^4 beside a cyclic product.
 local def cyc_low : i64 = 4
