@@ -181,17 +181,12 @@ local def cyclic_pays (cpu: bool) (w: i64) (L: i64) : bool =
 local def low_product [k][l] (x: [k]u64) (y: [l]u64) : [cyc_low]u64 =
   loop r = replicate cyc_low 0 for i < i64.min k cyc_low do
     (loop (r, c) = (r, 0u64) for j < i64.min l (cyc_low - i) do
-       let (lo, hi) = (x[i] * y[j], u64.mul_hi x[i] y[j])
-       let s = r[i + j] + lo
-       let s2 = s + c
-       -- (B-1)^2 + 2(B-1) < B^2: the carry fits.
-       in (r with [i + j] = s2, hi + u64.bool (s < lo) + u64.bool (s2 < s))).0
+       let (s, c) = mul_add x[i] y[j] r[i + j] c in (r with [i + j] = s, c)).0
 
--- (x - y) mod B^4 of one instance.
+-- (x - y) mod B^4 of one instance, as x + ~y + 1.
 local def sub_low (x: [cyc_low]u64) (y: [cyc_low]u64) : [cyc_low]u64 =
-  (loop (r, b) = (replicate cyc_low 0, 0u64) for i < cyc_low do
-     let d = x[i] - y[i]
-     in (r with [i] = d - b, u64.bool (x[i] < y[i]) + u64.bool (d < b))).0
+  (loop (r, c) = (replicate cyc_low 0, 1u64) for i < cyc_low do
+     let (s, c) = adc x[i] (!y[i]) c in (r with [i] = s, c)).0
 
 -- | (x + y) mod (B^L - 1) for x, y <= B^L - 1, in [0, B^L - 1]: the carry
 -- out re-enters at the bottom (and then carries nothing out, as x + y <=
@@ -227,14 +222,14 @@ local def newton [n][m][k] (cpu: bool) (v: [n][m]u64) (p: i64) (h: i64) (y: [n][
   let l = p - h
   let w = width (p + 2)
   let L = cyc_limbs p
+  let (ap, yh) = (window w (m - p) p v, window w 0 (h + 1) y)
   -- D = B^(p+h) - A_p*y, |D| < B^(p+1) <= B^(w-1): from the low product
   -- mod B^w, or from the cyclic product mod B^L - 1 (B^(p+h) is B^((p+h)
   -- mod L) there and 0 mod B^4).
   let D = if cyclic_pays cpu w L
           then diff_by_cyclic cpu w (replicate n (tabulate L (\j -> u64.bool (j == (p + h) % L))))
-                              (replicate n (replicate cyc_low 0)) (window w (m - p) p v) (window w 0 (h + 1) y)
-          else let P = mul_lo cpu (64 * w) (window w (m - p) p v) (window w 0 (h + 1) y)
-               in (sub cpu (64 * w) (replicate n (tabulate w (\j -> u64.bool (j == p + h)))) P).0
+                              (replicate n (replicate cyc_low 0)) ap yh
+          else (sub cpu (64 * w) (replicate n (tabulate w (\j -> u64.bool (j == p + h)))) (mul_lo cpu (64 * w) ap yh)).0
   let dpos = map (\x -> !(negative x)) D
   -- Selections are flat maps over all limbs (only_inner): a map choosing whole
   -- rows, or reading a row's sign and then its limbs, is otherwise also
