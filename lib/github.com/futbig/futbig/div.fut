@@ -202,14 +202,20 @@ local def add_cyclic [n][L] (cpu: bool) (x: [n][L]u64) (y: [n][L]u64) : [n][L]u6
 local def diff_by_cyclic [n][L][k] (cpu: bool) (w: i64) (tc: [n][L]u64) (tl: [n][cyc_low]u64)
                                    (x: [n][k]u64) (y: [n][k]u64) : [n][w]u64 =
   let xy = mul_cyclic_ntt cpu L x y
-  let e1 = add_cyclic cpu tc (map (map (\x -> !x)) xy)
+  -- e1 = s + c for tc + (B^L - 1 - xy) = s + c B^L: the end-around carry
+  -- c is not added to s (a pass over the rows) but kept beside it.
+  let (e1s, e1c) = add cpu (64 * L) tc (map (map (\x -> !x)) xy)
+  let carry (c: u8) = tabulate cyc_low (\j -> if j == 0 then u64.u8 c else 0)
   let e2 = map3 (\t u v -> sub_low t (low_product u v)) tl x y
-  let ks = map2 (\u v -> sub_low (take cyc_low u :> [cyc_low]u64) v) e1 e2
+  -- k = (s + c - e2) mod B^4, and k - c.
+  let ks = map3 (\u c v -> sub_low (take cyc_low u :> [cyc_low]u64) (sub_low v (carry c))) e1s e1c e2
+  let kcs = map2 (\kk c -> sub_low kk (carry c)) ks e1c
   let wc = i64.max w (L + cyc_low)
   let ext (kk: [cyc_low]u64) (j: i64) = if j < cyc_low then kk[j] else if kk[cyc_low - 1] >> 63 == 1 then u64.highest else 0
-  -- e1 + k B^L (e1 < B^L: the limbs side by side), less k.
-  let up = map2 (\u kk -> tabulate wc (\j -> if j < L then u[j] else ext kk (j - L))) e1 ks
-  let d = (sub cpu (64 * wc) up (map (\kk -> tabulate wc (ext kk)) ks)).0
+  -- D = s + c + k (B^L - 1) = s + k B^L (s < B^L: the limbs side by
+  -- side), less k - c.
+  let up = map2 (\u kk -> tabulate wc (\j -> if j < L then u[j] else ext kk (j - L))) e1s ks
+  let d = (sub cpu (64 * wc) up (map (\kk -> tabulate wc (ext kk)) kcs)).0
   in window w 0 w d
 
 -- | One Newton step for the reciprocal of the normalised divisors `v`
