@@ -888,7 +888,7 @@ local def mul_ntt [n][m] (blog: i64) (square: bool) (cyc: bool) (mo: i64) (bits:
                  let (y0, y1) = dit_bfly (ntt_prime i) ((table_ctx tws len i).inv (i32.i64 e2) j) u v
                  in if j < half then y0 else y1
           -- Coefficients len + t of a wrapping product (t < np: at most
-          -- 64 past len, the top one 0; one row of zeros otherwise),
+          -- 64 past len, the top one 0; otherwise one zero per product),
           -- exactly, by the classical convolution of the digits (at most 64
           -- digit products each), in a kernel of their own: computed where
           -- the CRT reads them, the loop made the CRT kernel 4.5x slower
