@@ -40,15 +40,17 @@
 -- several instances): each thread holds 8 elements in registers and applies
 -- three radix-2 stages to them (a radix-8 pass) between two exchanges
 -- through shared memory.  Element q of the block sits, after a pass whose
--- registers span bits b..b+2 of q, at slot k*T + t of the pass buffer, where
--- k = bits b..b+2 of q and t = q without them; so every thread writes its 8
--- values to 8 conflict-free rows, and the next pass gathers.  The twiddle
+-- registers span bits b..b+2 of q, at slot 9*t + k of the pass buffer,
+-- where k = bits b..b+2 of q and t = q without them: each thread writes
+-- its 8 values and an unused slot, and the next pass gathers; the odd
+-- stride keeps both free of bank conflicts (at most 2-way).  The twiddle
 -- table of a prime holds w_{2h}^e at index h + e for every power of two h,
--- so every transform length shares it.  A block of 16T elements runs on T
--- threads of 16 values in two lanes of 8 (`block_transform2` with `virt`):
--- lane s of thread t does the work of thread t + s*T of a block of 2T,
--- and one exchange serves both lanes (the two operands of a product at 8T
--- elements use the same two lanes).
+-- so every transform length shares it.  The two operands of a product run
+-- side by side, two lanes of 8 values a thread and one exchange for both
+-- (17 slots a thread).  A block of 16T elements runs on T threads of 16
+-- values in two lanes of 8 (`block_transform_virt`): lane s of thread t
+-- does the work of thread t + s*T of a block of 2T, its buffers in rows
+-- (slot k*2T + t) as they take a slot less a thread.
 --
 -- Paths.  Up to L = 2^ntt_block_log transform points for products and
 -- 2^ntt_sqr_block_log for squares (thresholds.fut: 13, 1024 threads of 8
@@ -208,9 +210,15 @@ local def pointwise_scale (p: u32) (ell: i64) : u64 =
 local def q_of (b: idx) (t: idx) (k: idx) : idx =
   (t & ((1 << b) - 1)) | (k << b) | ((t >> b) << (b + 3))
 
--- Position of element q in the buffer of a pass with base b.
+-- Position of element q in the buffer of a pass with base b, row by row
+-- (register k of every thread in row k, rows tt apart).
 local def slot (tt: idx) (b: idx) (q: idx) : idx =
   ((q >> b) & 7) * tt + ((q & ((1 << b) - 1)) | ((q >> (b + 3)) << b))
+
+-- Position of element q in the buffer of a pass with base b, thread by
+-- thread: a thread's registers adjacent, w (odd) slots a thread.
+local def slot_w (w: idx) (b: idx) (q: idx) : idx =
+  w * ((q & ((1 << b) - 1)) | ((q >> (b + 3)) << b)) + ((q >> b) & 7)
 
 -- The 8 registers of a thread.
 local type oct = (u32, u32, u32, u32, u32, u32, u32, u32)
@@ -223,7 +231,7 @@ type ntt_dir = #fwd | #inv
 -- to registers k and k + 2^j the twiddle `tw (b+j) (qb | k<<b)`, which
 -- depends only on the low b+j bits of the index (`prime_ctx`), so only on
 -- k mod 2^j: 4 twiddles for stage 2, 2 for stage 1, 1 for stage 0, loaded
--- once per pass (and shared by the two lanes of `block_transform2`) where
+-- once per pass (and shared by the two lanes of `block_transform_pair`) where
 -- a load per butterfly took 12 (24 for two lanes) with their addresses.
 local type twiddles = ((u64, u64, u64, u64), (u64, u64), u64)
 
@@ -288,9 +296,9 @@ local def regs (get: idx -> u32) : oct =
 -- pass with base b) sits in the buffer of the pass with base bp: `slot`
 -- moves bits, so slot (qb | k<<b) is slot qb plus the slots of k's bits
 -- (tt a power of two): three slots per pass, not eight.
-local def slots (tt: idx) (bp: idx) (b: idx) (qb: idx) : idx -> idx =
-  let s0 = slot tt bp qb
-  let (e0, e1, e2) = (slot tt bp (1 << b), slot tt bp (2 << b), slot tt bp (4 << b))
+local def slots (sl: idx -> idx) (b: idx) (qb: idx) : idx -> idx =
+  let s0 = sl qb
+  let (e0, e1, e2) = (sl (1 << b), sl (2 << b), sl (4 << b))
   in \k -> s0 + (if k & 1 != 0 then e0 else 0) + (if k & 2 != 0 then e1 else 0) + (if k & 4 != 0 then e2 else 0)
 
 -- The buffer of a pass: register k of every thread in row k.  The
@@ -299,6 +307,22 @@ local def slots (tt: idx) (bp: idx) (b: idx) (qb: idx) : idx -> idx =
 local def rows8 [tt] (xs: [tt]oct) : [8*tt]u32 =
   opaque (map (.0) xs ++ map (.1) xs ++ map (.2) xs ++ map (.3) xs
           ++ map (.4) xs ++ map (.5) xs ++ map (.6) xs ++ map (.7) xs :> [8*tt]u32)
+
+-- The buffer of a pass thread by thread (`slot_w 9`): a thread's 8
+-- registers and an unused slot.  The compiler writes a map's per-thread
+-- arrays row-major in shared memory, so a warp's stores (stride 9) and
+-- the next pass's loads (bank 9 t + k mod 32, t the writing thread, k its
+-- register) are free of bank conflicts, or 2-way, where the rows of
+-- `rows8` put the 8 rows that a pass of register base b < 5 reads at once
+-- in one bank (4- and 8-way).
+local def cols9 [tt] (xs: [tt]oct) : [tt*9]u32 =
+  opaque (flatten (map (\(x0, x1, x2, x3, x4, x5, x6, x7) -> [x0, x1, x2, x3, x4, x5, x6, x7, 0]) xs))
+
+-- The 8*tt values `f q` of a block in natural order, thread t computing
+-- those of q = t + k*tt: the order in which the buffer of an inverse
+-- transform's last pass has them without bank conflicts.
+local def strided8 (tt: i64) (f: idx -> u32) : [8*tt]u32 =
+  rows8 (tabulate tt (\t -> let t = i32.i64 t in regs (\k -> f (t + k * i32.i64 tt))))
 
 -- The 8*tt values `f q` of a block in natural order, eight per thread as
 -- array literals.  Not a map over the 8*tt values: a map inside a block
@@ -332,67 +356,65 @@ local def pass_at (dir: ntt_dir) (lo: idx) (hi: idx) (i: idx) : (idx, idx) =
 -- first pass reads element q as `first q`; returns the buffer of the last
 -- pass and its register base.
 local def block_transform (dir: ntt_dir) (pc: prime_ctx) (tt: i64) (lo: idx) (hi: idx)
-                          (first: idx -> u32) : ([8*tt]u32, idx) =
-  let t32 = i32.i64 tt
+                          (first: idx -> u32) : ([tt*9]u32, idx) =
   -- `get qb` reads the registers of the thread whose register 0 is qb.
   let run (b: idx) (r: idx) (get: idx -> idx -> u32) =
-    rows8 (tabulate tt (\t -> let qb = q_of b (i32.i64 t) 0
+    cols9 (tabulate tt (\t -> let qb = q_of b (i32.i64 t) 0
                               in pass_regs dir pc.p (pass_twiddles dir pc r b qb) r (regs (get qb))))
   let (b0, r0) = pass_at dir lo hi 0
   in loop (buf, bp) = (run b0 r0 (\qb k -> first (qb | (k << b0))), b0) for i in 1..<pass_count lo hi do
        let b = (pass_at dir lo hi i).0
-       in (run b 3 (\qb -> let sl = slots t32 bp b qb in \k -> #[unsafe] buf[i64.i32 (sl k)]), b)
+       in (run b 3 (\qb -> let sl = slots (slot_w 9 bp) b qb in \k -> #[unsafe] buf[i64.i32 (sl k)]), b)
 
--- The buffer of a pass of two lanes: with `virt`, row k of the 2*tt
--- virtual threads (lane s of thread t is virtual thread t + s*tt), else
--- lane 0's rows 0..7, then lane 1's.
-local def rows16 [tt] (virt: bool) (xs: [tt](oct, oct)) : [16*tt]u32 =
-  opaque (if virt
-          then map (.0.0) xs ++ map (.1.0) xs ++ map (.0.1) xs ++ map (.1.1) xs
-               ++ map (.0.2) xs ++ map (.1.2) xs ++ map (.0.3) xs ++ map (.1.3) xs
-               ++ map (.0.4) xs ++ map (.1.4) xs ++ map (.0.5) xs ++ map (.1.5) xs
-               ++ map (.0.6) xs ++ map (.1.6) xs ++ map (.0.7) xs ++ map (.1.7) xs :> [16*tt]u32
-          else map (.0.0) xs ++ map (.0.1) xs ++ map (.0.2) xs ++ map (.0.3) xs
-               ++ map (.0.4) xs ++ map (.0.5) xs ++ map (.0.6) xs ++ map (.0.7) xs
-               ++ map (.1.0) xs ++ map (.1.1) xs ++ map (.1.2) xs ++ map (.1.3) xs
-               ++ map (.1.4) xs ++ map (.1.5) xs ++ map (.1.6) xs ++ map (.1.7) xs :> [16*tt]u32)
+-- The buffer of a pass of `block_transform_virt`: row k of the 2*tt
+-- virtual threads (lane s of thread t is virtual thread t + s*tt).
+local def rows16 [tt] (xs: [tt](oct, oct)) : [16*tt]u32 =
+  opaque (map (.0.0) xs ++ map (.1.0) xs ++ map (.0.1) xs ++ map (.1.1) xs
+          ++ map (.0.2) xs ++ map (.1.2) xs ++ map (.0.3) xs ++ map (.1.3) xs
+          ++ map (.0.4) xs ++ map (.1.4) xs ++ map (.0.5) xs ++ map (.1.5) xs
+          ++ map (.0.6) xs ++ map (.1.6) xs ++ map (.0.7) xs ++ map (.1.7) xs :> [16*tt]u32)
 
--- `block_transform` with 16 values per thread in two lanes of 8 and one
--- exchange per pass for both.  Either two sets of 8*tt elements (`virt`
--- false: the two operands of a product, set s read as `first s` and at
--- `s*8*tt` of the result) with the same twiddles, or one set of 16*tt
--- elements (`virt` true, `first s = first 0`): lane s of thread t is
+-- `block_transform` of 16*tt elements by tt threads of 16 values in two
+-- lanes of 8 and one exchange per pass for both: lane s of thread t is
 -- thread t + s*tt of a pass of 2*tt threads, which puts element q at
--- `slot (2*tt) b q`.  `virt` must be a constant: each value gives its own
--- code.  With `virt`, `lo` and `hi` must be constants too: the passes are
--- unrolled, so that each buffer's memory is free once the next pass has
--- read it (a loop keeps two buffers per transform alive; at 2^14 points a
--- buffer takes 64 KiB of the 227 KiB a block may have).
-local def block_transform2 (virt: bool) (dir: ntt_dir) (pc: prime_ctx) (tt: i64) (lo: idx) (hi: idx)
-                           (first: idx -> idx -> u32) : ([16*tt]u32, idx) =
+-- `slot (2*tt) b q` (rows: the 2^14-point blocks need every byte of
+-- shared memory, and the rows take 16 slots a thread).  `lo` and `hi`
+-- must be constants: the passes are unrolled, so that each buffer's
+-- memory is free once the next pass has read it (a loop keeps two
+-- buffers per transform alive; at 2^14 points a buffer takes 64 KiB of
+-- the 227 KiB a block may have).
+local def block_transform_virt (dir: ntt_dir) (pc: prime_ctx) (tt: i64) (lo: idx) (hi: idx)
+                               (first: idx -> u32) : ([16*tt]u32, idx) =
   let t32 = i32.i64 tt
-  -- `get s qb` reads lane s's registers, its register 0 being qb.  The
-  -- lanes of a thread share its twiddles unless `virt`.
-  let run (b: idx) (r: idx) (get: idx -> idx -> idx -> u32) =
-    let lane (s: idx) (qb: idx) (ws: twiddles) = pass_regs dir pc.p ws r (regs (get s qb))
-    let thread (t: idx) =
-      if virt then let (q0, q1) = (q_of b t 0, q_of b (t + t32) 0)
-                   in (lane 0 q0 (pass_twiddles dir pc r b q0), lane 1 q1 (pass_twiddles dir pc r b q1))
-      else let qb = q_of b t 0
-           let ws = pass_twiddles dir pc r b qb
-           in (lane 0 qb ws, lane 1 qb ws)
-    in rows16 virt (tabulate tt (\t -> thread (i32.i64 t)))
-  let gather (buf: [16*tt]u32) (bp: idx) (b: idx) (s: idx) (qb: idx) =
-    let sl = slots (if virt then 2 * t32 else t32) bp b qb
-    let base = if virt then 0 else s * 8 * t32
-    in \k -> #[unsafe] buf[i64.i32 (base + sl k)]
+  let run (b: idx) (r: idx) (get: idx -> idx -> u32) =
+    let lane (qb: idx) = pass_regs dir pc.p (pass_twiddles dir pc r b qb) r (regs (get qb))
+    in rows16 (tabulate tt (\t -> let t = i32.i64 t in (lane (q_of b t 0), lane (q_of b (t + t32) 0))))
   let next (buf: [16*tt]u32, bp: idx) (i: idx) =
     let b = (pass_at dir lo hi i).0
-    in (run b 3 (gather buf bp b), b)
+    in (run b 3 (\qb -> let sl = slots (slot (2 * t32) bp) b qb in \k -> #[unsafe] buf[i64.i32 (sl k)]), b)
   let (b0, r0) = pass_at dir lo hi 0
-  let start = (run b0 r0 (\s qb k -> first s (qb | (k << b0))), b0)
-  in if virt then #[unroll] loop st = start for j < pass_count lo hi - 1 do next st (j + 1)
-     else loop st = start for i in 1..<pass_count lo hi do next st i
+  let start = (run b0 r0 (\qb k -> first (qb | (k << b0))), b0)
+  in #[unroll] loop st = start for j < pass_count lo hi - 1 do next st (j + 1)
+
+-- `block_transform` of two sets of 8*tt elements (the two operands of a
+-- product, set s read as `first s`) with the same twiddles, by tt threads
+-- of two lanes of 8 values and one exchange per pass for both; the
+-- buffer holds a thread's two lanes adjacent, 17 slots a thread (lane s's
+-- element q at `8*s + slot_w 17 b q`).
+local def block_transform_pair (dir: ntt_dir) (pc: prime_ctx) (tt: i64) (lo: idx) (hi: idx)
+                               (first: idx -> idx -> u32) : ([tt*17]u32, idx) =
+  let run (b: idx) (r: idx) (get: idx -> idx -> idx -> u32) =
+    let thread (t: idx) =
+      let qb = q_of b t 0
+      let ws = pass_twiddles dir pc r b qb
+      let (x0, x1, x2, x3, x4, x5, x6, x7) = pass_regs dir pc.p ws r (regs (get 0 qb))
+      let (y0, y1, y2, y3, y4, y5, y6, y7) = pass_regs dir pc.p ws r (regs (get 1 qb))
+      in [x0, x1, x2, x3, x4, x5, x6, x7, y0, y1, y2, y3, y4, y5, y6, y7, 0]
+    in opaque (flatten (tabulate tt (\t -> thread (i32.i64 t))))
+  let (b0, r0) = pass_at dir lo hi 0
+  in loop (buf, bp) = (run b0 r0 (\s qb k -> first s (qb | (k << b0))), b0) for i in 1..<pass_count lo hi do
+       let b = (pass_at dir lo hi i).0
+       in (run b 3 (\s qb -> let sl = slots (slot_w 17 bp) b qb in \k -> #[unsafe] buf[i64.i32 (8 * s + sl k)]), b)
 
 -- Log2 of the elements of a block of 16 values per thread: the blocks
 -- of more than 8 values per thread transform 2^14 points, no more.
@@ -403,10 +425,13 @@ local def wide_log : idx = 14
 -- values, or, with `virt` (a constant), by tt/2 threads of 16 values over
 -- bits [0, wide_log).
 local def block_transform_v (virt: bool) (dir: ntt_dir) (pc: prime_ctx) (tt: i64) (lo: idx) (hi: idx)
-                            (first: idx -> u32) : ([8*tt]u32, idx) =
-  if virt then let (buf, b) = block_transform2 true dir pc (tt / 2) 0 wide_log (\_ q -> first q)
-               in (buf :> [8*tt]u32, b)
+                            (first: idx -> u32) : ([]u32, idx) =
+  if virt then block_transform_virt dir pc (tt / 2) 0 wide_log first
   else block_transform dir pc tt lo hi first
+
+-- Position of element q in the buffer of `block_transform_v` with base b.
+local def slot_v (virt: bool) (tt: i64) (b: idx) (q: idx) : idx =
+  if virt then slot (i32.i64 tt) b q else slot_w 9 b q
 
 -- `per_thread8` for the layout of `block_transform_v`: tt/2 threads of 16
 -- values with `virt`.
@@ -415,6 +440,15 @@ local def per_thread_v 't (virt: bool) (tt: i64) (f: idx -> t) : [8*tt]t =
                in flatten (tabulate (tt / 2) (\t -> let q = i32.i64 (16 * t) in oct q ++ oct (q + 8) :> [16]t))
                   :> [8*tt]t
   else per_thread8 tt f
+
+-- The 8*tt values `f q` of a transform's result from the buffer of
+-- `block_transform_v`, in natural order: eight adjacent ones a thread
+-- after a forward transform (and with `virt`), eight tt apart after an
+-- inverse one (`strided8`), so that the reads are free of bank
+-- conflicts.
+local def results_v (dir: ntt_dir) (virt: bool) (tt: i64) (f: idx -> u32) : [8*tt]u32 =
+  match dir case #inv -> if virt then per_thread_v virt tt f else strided8 tt f
+            case #fwd -> per_thread_v virt tt f
 
 -- CRT AND CARRIES.
 
@@ -536,7 +570,7 @@ local def row_stages [k] (wide: bool) (dir: ntt_dir) (tws: [k]u64) (lt: i64) (el
              let row = blk * ipb + i64.i32 (q >> e32)
              in if row < nr then load row (q & (i32.i64 len - 1)) else 0
            let (buf, bb) = block_transform_v virt dir pc tt 0 e32 first
-           in per_thread_v virt tt (\q -> fin pc.p (#[unsafe] buf[i64.i32 (slot (i32.i64 tt) bb q)])))
+           in results_v dir virt tt (\q -> fin pc.p (#[unsafe] buf[i64.i32 (slot_v virt tt bb q)])))
         (iota (num_blocks nr ipb))
   let ws = if wide && virtual_lanes tt then blocks true else blocks false
   in flatten ws |> take (nr*len) |> unflatten
@@ -562,7 +596,7 @@ local def col_stages [k] (dir: ntt_dir) (tws: [k]u64) (lt: i64) (ell: i64) (ell2
            let glob (q: idx) = (g << lc32) | (q & ((1 << lc32) - 1)) | ((q >> lc32) << e2)
            let pc = table_ctx_at tws lt (prime a) glob (e2 - lc32)
            let (buf, bb) = block_transform dir pc tt lc32 (lc32 + i32.i64 ell1) (\q -> load a (glob q))
-           in per_thread8 tt (\q -> fin pc.p (#[unsafe] buf[i64.i32 (slot (i32.i64 tt) bb q)])))
+           in results_v dir false tt (\q -> fin pc.p (#[unsafe] buf[i64.i32 (slot_w 9 bb q)])))
         (iota (na * ng))
   in unflatten (flatten ws :> [na * (1 << ell)]u32)
 
@@ -698,13 +732,16 @@ local def conv_rows [k] (wide: bool) (square: bool) (tws: [k]u64) (lt: i64) (ell
            -- (two lanes of 8 values), or with `virt` (16 values per thread
            -- already) one after the other.
            let (fa: []u32, ba) = if sq || virt then block_transform_v virt #fwd pc tt 0 e32 (operand 0)
-                                 else block_transform2 false #fwd pc tt 0 e32 operand
+                                 else block_transform_pair #fwd pc tt 0 e32 operand
            let fb = if virt && !sq then (block_transform_v virt #fwd pc tt 0 e32 (after fa (operand 1))).0 else fa
-           let prod q = let sl = i64.i32 (slot t32 ba q)
-                        in pw (#[unsafe] fa[sl])
-                              (if virt then #[unsafe] fb[sl] else #[unsafe] fa[(if sq then 0 else 8 * tt) + sl])
+           let prod q = if virt then let sl = i64.i32 (slot t32 ba q)
+                                     in pw (#[unsafe] fa[sl]) (#[unsafe] fb[sl])
+                        else if sq then let sl = i64.i32 (slot_w 9 ba q)
+                                        in pw (#[unsafe] fa[sl]) (#[unsafe] fa[sl])
+                        else let sl = i64.i32 (slot_w 17 ba q)
+                             in pw (#[unsafe] fa[sl]) (#[unsafe] fa[sl + 8])
            let (buf, bb) = block_transform_v virt #inv pc tt 0 e32 prod
-           in per_thread_v virt tt (\q -> #[unsafe] buf[i64.i32 (slot t32 bb q)]))
+           in results_v #inv virt tt (\q -> #[unsafe] buf[i64.i32 (slot_v virt tt bb q)]))
         (iota (3 * nbp))
   let ws = if !(wide && virtual_lanes tt) then blocks false square
            else if square then blocks true true else blocks true false
@@ -764,7 +801,6 @@ local def cols_inv_crt [k] (n: i64) (tws: [k]u64) (lt: i64) (ell: i64) (ell2: i6
   let lc = col_log ell1 ell2
   let ng = 1 << (ell2 - lc)
   let tt = (1 << (lc + ell1)) / 8
-  let t32 = i32.i64 tt
   let (lc32, e1, e2) = (i32.i64 lc, i32.i64 ell1, i32.i64 ell2)
   let bb = (dit_pass lc32 (lc32 + e1) (pass_count lc32 (lc32 + e1) - 1)).0
   let (xs, hs) =
@@ -776,11 +812,12 @@ local def cols_inv_crt [k] (n: i64) (tws: [k]u64) (lt: i64) (ell: i64) (ell2: i6
            let residues (i: i64) =
              let pc = table_ctx_at tws lt i glob (e2 - lc32)
              in (block_transform #inv pc tt lc32 (lc32 + e1) (\q -> res i s (glob q))).0
-           let rs = loop rs = replicate (3 * 8 * tt) 0u32 for i < 3 do
-                      rs with [i * 8 * tt : (i + 1) * 8 * tt] = residues i
+           let w = tt * 9
+           let rs = loop rs = replicate (3 * w) 0u32 for i < 3 do
+                      rs with [i * w : (i + 1) * w] = residues i
            let coef (q: idx) =
-             let sl = i64.i32 (slot t32 bb q)
-             in #[unsafe] crt rs[sl] rs[8 * tt + sl] rs[16 * tt + sl]
+             let sl = i64.i32 (slot_w 9 bb q)
+             in #[unsafe] crt rs[sl] rs[w + sl] rs[2 * w + sl]
            -- Local limb v: columns 2u, 2u+1 of row n1, v = u + 2^(lc-1) * n1.
            let parts (v: idx) =
              let q = ((v & ((1 << (lc32 - 1)) - 1)) << 1) | ((v >> (lc32 - 1)) << lc32)
