@@ -293,15 +293,15 @@ local def regs (get: idx -> u32) : oct =
   (get 0, get 1, get 2, get 3, get 4, get 5, get 6, get 7)
 
 -- Where register k of the thread whose register 0 has index qb (in the
--- pass with base b) sits in the buffer of the pass with base bp: `slot`
--- moves bits, so slot (qb | k<<b) is slot qb plus the slots of k's bits
--- (tt a power of two): three slots per pass, not eight.
+-- pass with base b) sits in the buffer of the pass with base bp: `sl`
+-- (`slot`, `slot_w`) is a sum over the index bits, so slot (qb | k<<b) is
+-- slot qb plus the slots of k's bits: three slots per pass, not eight.
 local def slots (sl: idx -> idx) (b: idx) (qb: idx) : idx -> idx =
   let s0 = sl qb
   let (e0, e1, e2) = (sl (1 << b), sl (2 << b), sl (4 << b))
   in \k -> s0 + (if k & 1 != 0 then e0 else 0) + (if k & 2 != 0 then e1 else 0) + (if k & 4 != 0 then e2 else 0)
 
--- The buffer of a pass: register k of every thread in row k.  The
+-- Register k of every thread in row k (the output order of `strided8`).  The
 -- concatenation of the eight maps' results is short-circuited into one
 -- shared-memory array; `opaque` keeps readers from seeing through it.
 local def rows8 [tt] (xs: [tt]oct) : [8*tt]u32 =
