@@ -124,16 +124,18 @@ def test_mul_ntt_wide(ctx, rng, log_bits):
 
 
 @pytest.mark.parametrize("cpu", [False, True])
-@pytest.mark.parametrize("limbs", [2044, 2048, 2052, 4092, 4096, 4100, 4116])
+@pytest.mark.parametrize("limbs", [1020, 1024, 1028, 1032, 2044, 2048, 2052, 4092, 4096, 4100, 4116])
 def test_mul_ntt_block_shapes(ctx, rng, limbs, cpu):
     """One limb step below, at and above the widths where the NTT's kernels change
     shape, with the GPU's and the CPUs' ``ntt_block_log`` (thresholds.fut) whatever the
-    backend. GPU (13): one block up to 2048 limbs (2^13 points; 2052 wraps into it),
-    two rows of 2^13 points up to 4096 limbs (transforms of 2^14; 4100 wraps into
-    them), four-step from 4116. CPU (14): one block up to 4096 limbs (16 values per
-    thread from 2052; 4100 wraps into it), two rows of 2^14 points at 4116. Squares
-    (``ntt_sqr_block_log`` 14 on both) as the CPU's products. All-ones and random
-    operands."""
+    backend. Both: 8 values a thread up to 1024 limbs (2^12 points; 1028-1040 wrap
+    into them, ``test_mul_ntt_wrapping`` has 1040 and 1044), 16 values a thread to
+    2048 limbs (2^13 points; 2052 wraps into them). GPU (13): four-step from 2068
+    (``two_row_products`` in ntt.fut), 4100 too. CPU (14): 16 values a thread up to
+    4096 limbs (2^14 points from 2068; 4100 wraps into them), two rows of 2^14 points
+    at 4116.
+    Squares (``ntt_sqr_block_log`` 14 on both) as the CPU's products. All-ones and
+    random operands."""
     bits = 64 * limbs - 5
     a = [mask(bits), rng.getrandbits(bits)]
     b = [mask(bits), rng.getrandbits(bits)]

@@ -39,11 +39,14 @@
 -- Radix and layout.  A block of T threads transforms 8T elements (one or
 -- several instances): each thread holds 8 elements in registers and applies
 -- three radix-2 stages to them (a radix-8 pass) between two exchanges
--- through shared memory.  Element q of the block sits, after a pass whose
--- registers span bits b..b+2 of q, at slot 9*t + k of the pass buffer,
--- where k = bits b..b+2 of q and t = q without them: each thread writes
--- its 8 values and an unused slot, and the next pass gathers; the odd
--- stride keeps both free of bank conflicts (at most 2-way).  The twiddle
+-- through shared memory.  Each thread writes its 8 values and an unused
+-- slot to slots 9t..9t+8 of the pass buffer, and the next pass gathers;
+-- the odd stride keeps both free of bank conflicts (at most 2-way).  The
+-- forward passes run in constant geometry: every pass but the first reads
+-- and writes the same positions (`fwd_next`), so their addresses are
+-- computed once; the inverse passes run in place, element q after a pass
+-- whose registers span bits b..b+2 of q at slot 9*t + k, where k = bits
+-- b..b+2 of q and t = q without them (`in_place`).  The twiddle
 -- table of a prime holds w_{2h}^e at index h + e for every power of two h,
 -- so every transform length shares it.  The two operands of a product run
 -- side by side, two lanes of 8 values a thread and one exchange for both
@@ -53,11 +56,12 @@
 -- (slot k*2T + t) as they take a slot less a thread.
 --
 -- Paths.  Up to L = 2^ntt_block_log transform points for products and
--- 2^ntt_sqr_block_log for squares (thresholds.fut: 13, 1024 threads of 8
--- values, and 14, 1024 threads of 16 values; products of 2^14 points are
--- exact too but slower, see there), the whole product runs in one block
--- kernel: both forward transforms (at 2^14 points one after the other,
--- `after`), the pointwise product and the inverse transform for each
+-- 2^ntt_sqr_block_log for squares (thresholds.fut: 13 and 14; products of
+-- 2^14 points are exact too but slower, see there), the whole product
+-- runs in one block kernel (`conv_rows`: blocks of 256 threads of 8 values
+-- up to 2^11 points, 512 at 2^12, 512 of 16 values at 2^13 and 1024 of 16
+-- at 2^14): both forward transforms (with 16 values a thread one after
+-- the other, `after`), the pointwise product and the inverse transform for each
 -- prime, then the CRT and the carry
 -- scan (`add_quads_with`; a scan per row for the full products of 2^14
 -- points, 8192 limbs, wider than a block's scan, and for two rows).
@@ -227,13 +231,10 @@ local type oct = (u32, u32, u32, u32, u32, u32, u32, u32)
 -- (decimation in time, without the 1/L).
 type ntt_dir = #fwd | #inv
 
--- The twiddles of one pass of a thread: stage j (on bit b+j) applies
--- to registers k and k + 2^j the twiddle `tw (b+j) (qb | k<<b)`, which
--- depends only on the low b+j bits of the index (`prime_ctx`), so only on
--- k mod 2^j: 4 twiddles for stage 2, 2 for stage 1, 1 for stage 0, loaded
--- once per pass (and shared by the two lanes of `block_transform_pair`) where
--- a load per butterfly took 12 (24 for two lanes) with their addresses.
-local type twiddles = ((u64, u64, u64, u64), (u64, u64), u64)
+-- The twiddles of one pass of a thread, one per butterfly: stage j (on
+-- register bit j) pairs register k with k + 2^j, in the order of
+-- `stage2`, `stage1` and `stage0` below (k = 0..3; 0, 1, 4, 5; 0, 2, 4, 6).
+local type twiddles = ((u64, u64, u64, u64), (u64, u64, u64, u64), (u64, u64, u64, u64))
 
 -- Butterflies `bf w_i` on the pairs (lo_i, hi_i) of registers.
 local def four (bf: u64 -> u32 -> u32 -> (u32, u32)) ((w0, w1, w2, w3): (u64, u64, u64, u64))
@@ -246,43 +247,49 @@ local def four (bf: u64 -> u32 -> u32 -> (u32, u32)) ((w0, w1, w2, w3): (u64, u6
   in ((a0, a1, a2, a3), (b0, b1, b2, b3))
 
 -- The stages on register bits 2, 1 and 0 of a thread's registers: the
--- butterflies on registers k and k + 2^j for the k with bit j clear, with
--- twiddle k mod 2^j of the stage.  Written out on scalars: the registers
--- stay in registers, and the compiler simplifies this much faster than
--- updates of an [8] array.
+-- butterflies on registers k and k + 2^j for the k with bit j clear.
+-- Written out on scalars: the registers stay in registers, and the
+-- compiler simplifies this much faster than updates of an [8] array.
 local def stage2 bf ((ws, _, _): twiddles) ((x0, x1, x2, x3, x4, x5, x6, x7): oct) : oct =
   let ((y0, y1, y2, y3), (y4, y5, y6, y7)) = four bf ws (x0, x1, x2, x3) (x4, x5, x6, x7)
   in (y0, y1, y2, y3, y4, y5, y6, y7)
 
-local def stage1 bf ((_, (w0, w1), _): twiddles) ((x0, x1, x2, x3, x4, x5, x6, x7): oct) : oct =
-  let ((y0, y1, y4, y5), (y2, y3, y6, y7)) = four bf (w0, w1, w0, w1) (x0, x1, x4, x5) (x2, x3, x6, x7)
+local def stage1 bf ((_, ws, _): twiddles) ((x0, x1, x2, x3, x4, x5, x6, x7): oct) : oct =
+  let ((y0, y1, y4, y5), (y2, y3, y6, y7)) = four bf ws (x0, x1, x4, x5) (x2, x3, x6, x7)
   in (y0, y1, y2, y3, y4, y5, y6, y7)
 
-local def stage0 bf ((_, _, w): twiddles) ((x0, x1, x2, x3, x4, x5, x6, x7): oct) : oct =
-  let ((y0, y2, y4, y6), (y1, y3, y5, y7)) = four bf (w, w, w, w) (x0, x2, x4, x6) (x1, x3, x5, x7)
+local def stage0 bf ((_, _, ws): twiddles) ((x0, x1, x2, x3, x4, x5, x6, x7): oct) : oct =
+  let ((y0, y2, y4, y6), (y1, y3, y5, y7)) = four bf ws (x0, x2, x4, x6) (x1, x3, x5, x7)
   in (y0, y1, y2, y3, y4, y5, y6, y7)
 
--- Whether stage j of a pass of `r` stages runs: the forward passes take
--- the top `r` register bits (from bit b+2 down), the inverse the low `r`
--- (from bit b up).  Only the first pass has `r` < 3.
-local def active (dir: ntt_dir) (r: idx) (j: idx) : bool =
-  match dir case #fwd -> 2 - j < r case #inv -> j < r
+-- One pass of a thread: register k holds element `qk k`, and the stage on
+-- register bit j (element bit b + j) runs where `act j`.  With `contig`,
+-- register bit j is element bit b + j for all three j; otherwise the
+-- register bits above the active ones are passengers, bits of the index
+-- elsewhere (the first pass of a forward transform, `fwd_first`).
+local type^ pass = { b: idx, act: idx -> bool, contig: bool, qk: idx -> idx }
 
--- The twiddles of the pass with base b of the thread whose register 0 has
--- index qb (0 for the stages that do not run).
-local def pass_twiddles (dir: ntt_dir) (pc: prime_ctx) (r: idx) (b: idx) (qb: idx) : twiddles =
+-- The twiddles of a pass: stage j's butterfly with lower register k
+-- takes `tw (b+j) (qk k)`, which depends only on the low b+j bits of the
+-- index (`prime_ctx`), so, with contiguous registers, only on k mod 2^j:
+-- 4 + 2 + 1 twiddles, loaded once per pass (and shared by the two lanes
+-- of `block_transform_pair`) where a load per butterfly took 12 (24 for
+-- two lanes) with their addresses.
+local def pass_twiddles (dir: ntt_dir) (pc: prime_ctx) (ps: pass) : twiddles =
   let tw (beta: idx) (q: idx) = match dir case #fwd -> pc.fwd beta q case #inv -> pc.inv beta q
-  let w (j: idx) (k: idx) = if active dir r j then tw (b + j) (qb | (k << b)) else 0
-  in ((w 2 0, w 2 1, w 2 2, w 2 3), (w 1 0, w 1 1), w 0 0)
+  let w (j: idx) (k: idx) = if ps.act j then tw (ps.b + j) (ps.qk k) else 0
+  let w2 = (w 2 0, w 2 1, w 2 2, w 2 3)
+  in if ps.contig then let (w10, w11, w0) = (w 1 0, w 1 1, w 0 0)
+                       in (w2, (w10, w11, w10, w11), (w0, w0, w0, w0))
+     else (w2, (w 1 0, w 1 1, w 1 4, w 1 5), (w 0 0, w 0 2, w 0 4, w 0 6))
 
--- The stages of one pass on a thread's registers: forward (top `r`
--- stages, from bit b+2 down) or inverse (low `r`, from bit b up).  The
--- inactive stages (`r` < 3, only in the first pass) are skipped by scalar
--- branches: a branch around array code would make the compiler keep the
--- registers in shared memory.
-local def pass_regs (dir: ntt_dir) (p: u32) (ws: twiddles) (r: idx) (v: oct) : oct =
+-- The stages of one pass on a thread's registers, forward (from register
+-- bit 2 down) or inverse (from bit 0 up), the inactive ones (only in a
+-- transform's partial pass) skipped by scalar branches: a branch around
+-- array code would make the compiler keep the registers in shared memory.
+local def pass_regs (dir: ntt_dir) (p: u32) (ws: twiddles) (act: idx -> bool) (v: oct) : oct =
   let bf (j: idx) (w: u64) (x: u32) (y: u32) =
-    if !(active dir r j) then (x, y)
+    if !(act j) then (x, y)
     else match dir case #fwd -> dif_bfly p w x y case #inv -> dit_bfly p w x y
   in match dir
      case #fwd -> v |> stage2 (bf 2) ws |> stage1 (bf 1) ws |> stage0 (bf 0) ws
@@ -291,6 +298,10 @@ local def pass_regs (dir: ntt_dir) (p: u32) (ws: twiddles) (r: idx) (v: oct) : o
 -- A thread's registers, register k read as `get k`.
 local def regs (get: idx -> u32) : oct =
   (get 0, get 1, get 2, get 3, get 4, get 5, get 6, get 7)
+
+-- A pass of a thread on its registers, register k read as `get k`.
+local def pass_thread (dir: ntt_dir) (pc: prime_ctx) (ps: pass) (get: idx -> u32) : oct =
+  pass_regs dir pc.p (pass_twiddles dir pc ps) ps.act (regs get)
 
 -- Where register k of the thread whose register 0 has index qb (in the
 -- pass with base b) sits in the buffer of the pass with base bp: `sl`
@@ -334,13 +345,21 @@ local def per_thread8 't (tt: i64) (f: idx -> t) : [8*tt]t =
   in flatten (tabulate tt oct) :> [8*tt]t
 
 -- The passes of a transform over bits [lo, hi) of a block of 2^s
--- elements (3 <= hi <= s, lo + 3 <= s), as (register base, stages) in
--- order.  The first pass takes the (hi-lo) mod 3 (or 3) stages on the top
--- bits (forward) or the low bits (inverse), every later pass three: the
--- passes after the first have the stage count as a constant.
+-- elements (3 <= hi - lo, hi <= s, lo + 3 <= s): pass_count of them, all
+-- of three stages but one of top_stages, the (hi-lo) mod 3 (or 3) stages
+-- on the top bits: the first pass of a forward transform, the last of an
+-- inverse one in the forward's geometry (below), the first in place.
 local def pass_count (lo: idx) (hi: idx) : idx = (hi - lo + 2) / 3
 local def top_stages (lo: idx) (hi: idx) : idx = (hi - lo - 1) % 3 + 1
 
+-- PASSES IN PLACE (the inverse transforms and the blocks of 16 values per
+-- thread): pass i of direction dir has register base and stage count
+-- `pass_at dir lo hi i`; the registers are contiguous bits of the
+-- index, and the buffer of a pass with base b holds element q where the
+-- layout's slot function (`slot_w`, `slot`) of b puts it.  The forward
+-- passes run from the top bits down (the first on the top r bits, its
+-- registers' top r stages), the inverse from the bottom up (the first on
+-- the low r bits).  The next pass's addresses depend on both bases.
 local def dif_pass (lo: idx) (hi: idx) (i: idx) : (idx, idx) =
   let r1 = top_stages lo hi
   in if i == 0 then (hi - 3, r1) else (hi - r1 - 3 * i, 3)
@@ -352,19 +371,72 @@ local def dit_pass (lo: idx) (hi: idx) (i: idx) : (idx, idx) =
 local def pass_at (dir: ntt_dir) (lo: idx) (hi: idx) (i: idx) : (idx, idx) =
   match dir case #fwd -> dif_pass lo hi i case #inv -> dit_pass lo hi i
 
+-- Pass in place of thread t with register base b and `r` stages (a
+-- constant where r is 3).
+local def in_place (dir: ntt_dir) (b: idx) (r: idx) (t: idx) : pass =
+  let qb = q_of b t 0
+  let act (j: idx) = match dir case #fwd -> 2 - j < r case #inv -> j < r
+  in { b, act, contig = true, qk = \k -> qb | (k << b) }
+
+-- FORWARD PASSES IN CONSTANT GEOMETRY.  Every pass after the first reads
+-- register k of thread t at position `q_of (hi-3) t k` of the previous
+-- buffer and writes it at `q_of lo t k` (slot 9t + k of `cols9`): the
+-- field [lo, hi) of the positions rotates left by 3 bits per pass, and
+-- the addresses are the same in every pass, so the compiler computes
+-- them once per kernel (in place, half of a pass's instructions were
+-- addresses).  The first pass, on the top r0 = top_stages bits, reads
+-- its elements with `first` and leaves each element at its index's
+-- field rotated left by r0; after the last, every element q is at
+-- position q (slot `slot_w 9 lo q`), as in place.  So the first pass
+-- gives thread t the elements of the positions q_of lo t k: register
+-- bit j < r0 holds index bit hi - r0 + j, the bits above are passengers
+-- (index bits lo..lo+2-r0).  The inverse keeps the passes in place: in
+-- this geometry it reads what threads 8 apart wrote, 8-way conflicts in
+-- shared memory.
+
+-- The bits [lo, hi) of q rotated right by c (0 <= c <= hi - lo).
+local def rotr_field (lo: idx) (hi: idx) (c: idx) (q: idx) : idx =
+  let m = (1 << (hi - lo)) - 1
+  let f = (q >> lo) & m
+  in (q & !(m << lo)) | ((((f >> c) | (f << (hi - lo - c))) & m) << lo)
+
+-- The first forward pass of thread t.
+local def fwd_first (lo: idx) (hi: idx) (t: idx) : pass =
+  let r0 = top_stages lo hi
+  let b = hi - r0
+  let qb = rotr_field lo hi r0 (q_of lo t 0)
+  in { b, act = (< r0), contig = r0 == 3,
+       qk = \k -> qb | ((k & ((1 << r0) - 1)) << b) | ((k >> r0) << lo) }
+
+-- Forward pass i >= 1 of thread t: its positions `q_of (hi-3) t k` hold
+-- the elements of their field rotated right by r0 + 3(i-1).
+local def fwd_next (lo: idx) (hi: idx) (i: idx) (t: idx) : pass =
+  let r0 = top_stages lo hi
+  let b = hi - r0 - 3 * i
+  let qb = rotr_field lo hi (r0 + 3 * (i - 1)) (q_of (hi - 3) t 0)
+  in { b, act = const true, contig = true, qk = \k -> qb | (k << b) }
+
 -- The transform over bits [lo, hi) of the 8*tt elements of a block: the
 -- first pass reads element q as `first q`; returns the buffer of the last
--- pass and its register base.
+-- pass, which holds element q at `slot_w 9 bb q`, and bb.
 local def block_transform (dir: ntt_dir) (pc: prime_ctx) (tt: i64) (lo: idx) (hi: idx)
                           (first: idx -> u32) : ([tt*9]u32, idx) =
-  -- `get qb` reads the registers of the thread whose register 0 is qb.
-  let run (b: idx) (r: idx) (get: idx -> idx -> u32) =
-    cols9 (tabulate tt (\t -> let qb = q_of b (i32.i64 t) 0
-                              in pass_regs dir pc.p (pass_twiddles dir pc r b qb) r (regs (get qb))))
-  let (b0, r0) = pass_at dir lo hi 0
-  in loop (buf, bp) = (run b0 r0 (\qb k -> first (qb | (k << b0))), b0) for i in 1..<pass_count lo hi do
-       let b = (pass_at dir lo hi i).0
-       in (run b 3 (\qb -> let sl = slots (slot_w 9 bp) b qb in \k -> #[unsafe] buf[i64.i32 (sl k)]), b)
+  let each (f: idx -> oct) = cols9 (tabulate tt (\t -> f (i32.i64 t)))
+  in match dir
+     case #fwd ->
+       let start = each (\t -> let ps = fwd_first lo hi t in pass_thread #fwd pc ps (\k -> first (ps.qk k)))
+       let buf = loop buf = start for i in 1..<pass_count lo hi do
+                   each (\t -> let sl = slots (slot_w 9 lo) (hi - 3) (q_of (hi - 3) t 0)
+                               in pass_thread #fwd pc (fwd_next lo hi i t) (\k -> #[unsafe] buf[i64.i32 (sl k)]))
+       in (buf, lo)
+     case #inv ->
+       let (b0, r0) = dit_pass lo hi 0
+       let start = each (\t -> let ps = in_place #inv b0 r0 t in pass_thread #inv pc ps (\k -> first (ps.qk k)))
+       in loop (buf, bp) = (start, b0) for i in 1..<pass_count lo hi do
+            let b = (dit_pass lo hi i).0
+            in (each (\t -> let ps = in_place #inv b 3 t
+                            let sl = slots (slot_w 9 bp) b (ps.qk 0)
+                            in pass_thread #inv pc ps (\k -> #[unsafe] buf[i64.i32 (sl k)])), b)
 
 -- The buffer of a pass of `block_transform_virt`: row k of the 2*tt
 -- virtual threads (lane s of thread t is virtual thread t + s*tt).
@@ -375,11 +447,11 @@ local def rows16 [tt] (xs: [tt](oct, oct)) : [16*tt]u32 =
           ++ map (.0.6) xs ++ map (.1.6) xs ++ map (.0.7) xs ++ map (.1.7) xs :> [16*tt]u32)
 
 -- `block_transform` of 16*tt elements by tt threads of 16 values in two
--- lanes of 8 and one exchange per pass for both: lane s of thread t is
--- thread t + s*tt of a pass of 2*tt threads, which puts element q at
--- `slot (2*tt) b q` (rows: the 2^14-point blocks need every byte of
--- shared memory, and the rows take 16 slots a thread).  `lo` and `hi`
--- must be constants: the passes are unrolled, so that each buffer's
+-- lanes of 8 and one exchange per pass for both, in place: lane s of
+-- thread t is thread t + s*tt of a pass of 2*tt threads, which puts
+-- element q at `slot (2*tt) b q` (rows: the 2^14-point blocks need every
+-- byte of shared memory, and the rows take 16 slots a thread).  `lo` and
+-- `hi` must be constants: the passes are unrolled, so that each buffer's
 -- memory is free once the next pass has read it (a loop keeps two
 -- buffers per transform alive; at 2^14 points a buffer takes 64 KiB of
 -- the 227 KiB a block may have).
@@ -387,8 +459,8 @@ local def block_transform_virt (dir: ntt_dir) (pc: prime_ctx) (tt: i64) (lo: idx
                                (first: idx -> u32) : ([16*tt]u32, idx) =
   let t32 = i32.i64 tt
   let run (b: idx) (r: idx) (get: idx -> idx -> u32) =
-    let lane (qb: idx) = pass_regs dir pc.p (pass_twiddles dir pc r b qb) r (regs (get qb))
-    in rows16 (tabulate tt (\t -> let t = i32.i64 t in (lane (q_of b t 0), lane (q_of b (t + t32) 0))))
+    let lane (t: idx) = let ps = in_place dir b r t in pass_thread dir pc ps (get (ps.qk 0))
+    in rows16 (tabulate tt (\t -> let t = i32.i64 t in (lane t, lane (t + t32))))
   let next (buf: [16*tt]u32, bp: idx) (i: idx) =
     let b = (pass_at dir lo hi i).0
     in (run b 3 (\qb -> let sl = slots (slot (2 * t32) bp) b qb in \k -> #[unsafe] buf[i64.i32 (sl k)]), b)
@@ -396,37 +468,40 @@ local def block_transform_virt (dir: ntt_dir) (pc: prime_ctx) (tt: i64) (lo: idx
   let start = (run b0 r0 (\qb k -> first (qb | (k << b0))), b0)
   in #[unroll] loop st = start for j < pass_count lo hi - 1 do next st (j + 1)
 
--- `block_transform` of two sets of 8*tt elements (the two operands of a
--- product, set s read as `first s`) with the same twiddles, by tt threads
--- of two lanes of 8 values and one exchange per pass for both; the
--- buffer holds a thread's two lanes adjacent, 17 slots a thread (lane s's
--- element q at `8*s + slot_w 17 b q`).
-local def block_transform_pair (dir: ntt_dir) (pc: prime_ctx) (tt: i64) (lo: idx) (hi: idx)
+-- The forward transforms (`block_transform`) of two sets of 8*tt
+-- elements (the two operands of a product, set s read as `first s`) with
+-- the same twiddles, by tt threads of two lanes of 8 values and one
+-- exchange per pass for both; the buffer holds a thread's two lanes
+-- adjacent, 17 slots a thread: lane s's element q at `8*s + slot_w 17 lo
+-- q` after the last pass.
+local def block_transform_pair (pc: prime_ctx) (tt: i64) (lo: idx) (hi: idx)
                                (first: idx -> idx -> u32) : ([tt*17]u32, idx) =
-  let run (b: idx) (r: idx) (get: idx -> idx -> idx -> u32) =
+  let each (f: idx -> pass) (get: idx -> idx -> idx -> u32) =
     let thread (t: idx) =
-      let qb = q_of b t 0
-      let ws = pass_twiddles dir pc r b qb
-      let (x0, x1, x2, x3, x4, x5, x6, x7) = pass_regs dir pc.p ws r (regs (get 0 qb))
-      let (y0, y1, y2, y3, y4, y5, y6, y7) = pass_regs dir pc.p ws r (regs (get 1 qb))
+      let ps = f t
+      let ws = pass_twiddles #fwd pc ps
+      let (x0, x1, x2, x3, x4, x5, x6, x7) = pass_regs #fwd pc.p ws ps.act (regs (get t 0))
+      let (y0, y1, y2, y3, y4, y5, y6, y7) = pass_regs #fwd pc.p ws ps.act (regs (get t 1))
       in [x0, x1, x2, x3, x4, x5, x6, x7, y0, y1, y2, y3, y4, y5, y6, y7, 0]
     in opaque (flatten (tabulate tt (\t -> thread (i32.i64 t))))
-  let (b0, r0) = pass_at dir lo hi 0
-  in loop (buf, bp) = (run b0 r0 (\s qb k -> first s (qb | (k << b0))), b0) for i in 1..<pass_count lo hi do
-       let b = (pass_at dir lo hi i).0
-       in (run b 3 (\s qb -> let sl = slots (slot_w 17 bp) b qb in \k -> #[unsafe] buf[i64.i32 (8 * s + sl k)]), b)
+  let start = each (fwd_first lo hi) (\t s k -> first s ((fwd_first lo hi t).qk k))
+  let buf = loop buf = start for i in 1..<pass_count lo hi do
+              each (fwd_next lo hi i)
+                   (\t s -> let sl = slots (slot_w 17 lo) (hi - 3) (q_of (hi - 3) t 0)
+                            in \k -> #[unsafe] buf[i64.i32 (8 * s + sl k)])
+  in (buf, lo)
 
 -- Log2 of the elements of a block of 16 values per thread: the blocks
 -- of more than 8 values per thread transform 2^14 points, no more.
 local def wide_log : idx = 14
 
 -- The transform over bits [lo, hi) of a block of 8*tt elements
--- (`block_transform`, whose slots are `slot tt`) by tt threads of 8
--- values, or, with `virt` (a constant), by tt/2 threads of 16 values over
--- bits [0, wide_log).
+-- (`block_transform`) by tt threads of 8 values, or, with `virt` (a
+-- constant, and then `lo` and `hi` constants too), by tt/2 threads of 16
+-- values (`block_transform_virt`).
 local def block_transform_v (virt: bool) (dir: ntt_dir) (pc: prime_ctx) (tt: i64) (lo: idx) (hi: idx)
                             (first: idx -> u32) : ([]u32, idx) =
-  if virt then block_transform_virt dir pc (tt / 2) 0 wide_log first
+  if virt then block_transform_virt dir pc (tt / 2) lo hi first
   else block_transform dir pc tt lo hi first
 
 -- Position of element q in the buffer of `block_transform_v` with base b.
@@ -569,7 +644,7 @@ local def row_stages [k] (wide: bool) (dir: ntt_dir) (tws: [k]u64) (lt: i64) (el
            let first (q: idx) =
              let row = blk * ipb + i64.i32 (q >> e32)
              in if row < nr then load row (q & (i32.i64 len - 1)) else 0
-           let (buf, bb) = block_transform_v virt dir pc tt 0 e32 first
+           let (buf, bb) = block_transform_v virt dir pc tt 0 (if virt then wide_log else e32) first
            in results_v dir virt tt (\q -> fin pc.p (#[unsafe] buf[i64.i32 (slot_v virt tt bb q)])))
         (iota (num_blocks nr ipb))
   let ws = if wide && virtual_lanes tt then blocks true else blocks false
@@ -711,13 +786,18 @@ local def conv_rows [k] (wide: bool) (square: bool) (tws: [k]u64) (lt: i64) (ell
   let e32 = i32.i64 ell2
   let ipb = transforms_per_block ell2
   let tt = ipb * (len / 8)
-  let t32 = i32.i64 tt
   -- At least one block per prime, so that no division is by zero.
   let nbp = i64.max 1 (num_blocks nr ipb)
   let scales = tabulate 3 (\i -> pointwise_scale (ntt_prime i) ell)
-  -- `sq` is `square`, a constant where `virt` is: a branch between two
-  -- arrays would cost the 2^14-point kernel a fourth 64 KiB buffer.
-  let blocks (virt: bool) (sq: bool) =
+  -- Blocks of tt threads of 8 values (`vlog` 0), or of tt/2 threads of 16
+  -- over [0, vlog) (a constant: the passes unrolled).  `sq` is `square`, a
+  -- constant where `vlog` is not 0: a branch between two arrays would cost
+  -- the 2^14-point kernel a fourth 64 KiB buffer.
+  let blocks (tt: i64) (vlog: idx) (sq: bool) =
+    let t32 = i32.i64 tt
+    let virt = vlog != 0
+    let hi = if virt then vlog else e32
+    in
     #[incremental_flattening(only_intra)]
     map (\blk ->
            let i = blk / nbp
@@ -731,21 +811,35 @@ local def conv_rows [k] (wide: bool) (square: bool) (tws: [k]u64) (lt: i64) (ell
            -- The operands' transforms: one for a square, else both at once
            -- (two lanes of 8 values), or with `virt` (16 values per thread
            -- already) one after the other.
-           let (fa: []u32, ba) = if sq || virt then block_transform_v virt #fwd pc tt 0 e32 (operand 0)
-                                 else block_transform_pair #fwd pc tt 0 e32 operand
-           let fb = if virt && !sq then (block_transform_v virt #fwd pc tt 0 e32 (after fa (operand 1))).0 else fa
+           let (fa: []u32, ba) = if sq || virt then block_transform_v virt #fwd pc tt 0 hi (operand 0)
+                                 else block_transform_pair pc tt 0 e32 operand
+           let fb = if virt && !sq then (block_transform_v virt #fwd pc tt 0 hi (after fa (operand 1))).0 else fa
            let prod q = if virt then let sl = i64.i32 (slot t32 ba q)
                                      in pw (#[unsafe] fa[sl]) (#[unsafe] fb[sl])
                         else if sq then let sl = i64.i32 (slot_w 9 ba q)
                                         in pw (#[unsafe] fa[sl]) (#[unsafe] fa[sl])
                         else let sl = i64.i32 (slot_w 17 ba q)
                              in pw (#[unsafe] fa[sl]) (#[unsafe] fa[sl + 8])
-           let (buf, bb) = block_transform_v virt #inv pc tt 0 e32 prod
+           let (buf, bb) = block_transform_v virt #inv pc tt 0 hi prod
            in results_v #inv virt tt (\q -> #[unsafe] buf[i64.i32 (slot_v virt tt bb q)]))
         (iota (3 * nbp))
-  let ws = if !(wide && virtual_lanes tt) then blocks false square
-           else if square then blocks true true else blocks true false
-  in (flatten ws, nbp * ipb)
+  -- tt is 256 up to 2^11 points, 512 at 2^12, 1024 at 2^13 and 2048 at
+  -- 2^14 (`wide` only).  Blocks of a constant number of threads get launch
+  -- bounds of that size from the compiler, so up to 255 registers a thread
+  -- at 256 (about 100 used, no spills), where a run-time size is compiled
+  -- for 1024 threads of 64 registers, which spilled and recomputed the
+  -- primes' multiples (docs/multiplication.md, "Constant geometry").  At
+  -- 2^13 points (and tt at most 1024 without `wide`; the size coercion
+  -- checks it) 8 values a thread needed 276 tt bytes of shared memory
+  -- (the two lanes' buffers of 17 slots a thread, the loops' buffers
+  -- apart), past a block's 227 KiB: there 512 threads of 16 values with
+  -- unrolled passes need three buffers of 32 KiB.
+  let run (tb: i64) (vlog: idx) (sq: bool) = flatten (blocks tb vlog sq) :> [3 * nbp * (8 * tt)]u32
+  let ws = if tt == 256 then run 256 0 square
+           else if tt == 512 then run 512 0 square
+           else if tt == 1024 || !wide then (if square then run 1024 13 true else run 1024 13 false)
+           else if square then run tt wide_log true else run tt wide_log false
+  in (ws, nbp * ipb)
 
 -- The low `mo` limbs of `n` products whose coefficients (coefficient j
 -- of product s, as low 64 bits and high bits) are `coef s j`, by block
@@ -862,11 +956,19 @@ local def mul_four_step [n][m] (square: bool) (mo: i64) (bits: i64) (ell: i64) (
   let pos (l: i64) = blocked_pos (col_log ell1 ell2 - 1) ell1 (ell2 - 1) (i32.i64 l)
   in carry_rows n mo bits (\s l -> #[unsafe] xs[s, pos l]) (\s l -> #[unsafe] hs[s, pos l])
 
+-- Whether products (not cyclic ones) of twice a block's length run as
+-- two rows (else four-step): not with the GPU's blocks of 2^13 points,
+-- whose products run 16 values a thread, the operands' transforms one
+-- after the other (H200, 2^32-bit batches, 2^18-bit `a * b`: 38564 us as
+-- two rows of 2^13 points, 33643 four-step with rows of 2^10; on the CPUs'
+-- blocks of 2^14 points two rows were the faster, docs/multiplication.md).
+local def two_row_products (blog: i64) : bool = blog != 13
+
 -- Log2 of the transform of a product of m-limb operands with blocks of
 -- at most 2^blog points: the shorter transform of `wrap_log` where it
 -- runs in one block or as two rows (`mul_ntt`).
 local def product_log (blog: i64) (m: i64) : i64 =
-  let four_step (ell: i64) = row_log blog ell < ell && ell != blog + 1
+  let four_step (ell: i64) = row_log blog ell < ell && !(ell == blog + 1 && two_row_products blog)
   in if four_step (wrap_log m) then conv_log m else wrap_log m
 
 -- The low `mo` limbs of the products (`mo` = m or 2m), reduced modulo
@@ -890,7 +992,7 @@ local def mul_ntt [n][m] (blog: i64) (square: bool) (cyc: bool) (mo: i64) (bits:
   -- four-step path.  The
   -- last (inverse, DIT) stage turns residues u_j, v_j of the rows into
   -- u_j + w^-j v_j and u_j - w^-j v_j, where the CRT reads them.
-  let two_rows = ell2 < ell && ell == blog + 1
+  let two_rows = ell2 < ell && ell == blog + 1 && (cyc || two_row_products blog)
   in if ell2 < ell && !two_rows then mul_four_step square mo bits ell ell2 a b
      else let len = 1 << ell
           let e2 = if two_rows then blog else ell

@@ -80,7 +80,8 @@ def thread_mul_full_limbs : i64 = 28
 -- 43460, 32768 bits 55086 / 36605.
 
 -- | Log2 of the longest NTT (points) whose whole product runs in one
--- block kernel (ntt.fut): 13 is 1024 threads of 8 values, 14 is 1024
+-- block kernel (ntt.fut): 13 is 512 threads of 16 values (since
+-- 2026-11-29; 1024 threads of 8 before), 14 is 1024
 -- threads of 16 (2^18-bit operands in one kernel instead of two rows of
 -- 2^13 points; transforms twice as long as the blocks run as two rows,
 -- longer ones four-step).
@@ -97,6 +98,11 @@ def thread_mul_full_limbs : i64 = 28
 -- 63282 (2^17 bits unchanged, 52588 / 53017).  (Those GPU figures are
 -- 14 against four-step; two rows of 2^13 points, 2026-11-28: `mul_full`
 -- 29498 us, four-step 34202.)
+-- 12 on the GPU was measured on 2026-11-29 and not kept (H200, library,
+-- 2^32-bit batches, 13 / 12): `a * b` at 2^17 bits 31697 / 33250 us (one
+-- block of 512 threads of 16 values / two rows of 2^12), at 2^18 bits
+-- 38564 / 33643 (two rows of 2^13 / four-step); ntt.fut's
+-- `two_row_products` now sends the latter to four-step with 13 too.
 def ntt_block_log (cpu: bool) : i64 = if cpu then 14 else 13
 
 -- | `ntt_block_log` for squares, which transform one operand (two 64 KiB
