@@ -476,18 +476,19 @@ local def block_transform_virt (dir: ntt_dir) (pc: prime_ctx) (tt: i64) (lo: idx
 -- q` after the last pass.
 local def block_transform_pair (pc: prime_ctx) (tt: i64) (lo: idx) (hi: idx)
                                (first: idx -> idx -> u32) : ([tt*17]u32, idx) =
-  let each (f: idx -> pass) (get: idx -> idx -> idx -> u32) =
+  -- `get t ps s k` reads register k of lane s of thread t in pass ps.
+  let each (f: idx -> pass) (get: idx -> pass -> idx -> idx -> u32) =
     let thread (t: idx) =
       let ps = f t
       let ws = pass_twiddles #fwd pc ps
-      let (x0, x1, x2, x3, x4, x5, x6, x7) = pass_regs #fwd pc.p ws ps.act (regs (get t 0))
-      let (y0, y1, y2, y3, y4, y5, y6, y7) = pass_regs #fwd pc.p ws ps.act (regs (get t 1))
+      let (x0, x1, x2, x3, x4, x5, x6, x7) = pass_regs #fwd pc.p ws ps.act (regs (get t ps 0))
+      let (y0, y1, y2, y3, y4, y5, y6, y7) = pass_regs #fwd pc.p ws ps.act (regs (get t ps 1))
       in [x0, x1, x2, x3, x4, x5, x6, x7, y0, y1, y2, y3, y4, y5, y6, y7, 0]
     in opaque (flatten (tabulate tt (\t -> thread (i32.i64 t))))
-  let start = each (fwd_first lo hi) (\t s k -> first s ((fwd_first lo hi t).qk k))
+  let start = each (fwd_first lo hi) (\_ ps s k -> first s (ps.qk k))
   let buf = loop buf = start for i in 1..<pass_count lo hi do
               each (fwd_next lo hi i)
-                   (\t s -> let sl = slots (slot_w 17 lo) (hi - 3) (q_of (hi - 3) t 0)
+                   (\t _ s -> let sl = slots (slot_w 17 lo) (hi - 3) (q_of (hi - 3) t 0)
                             in \k -> #[unsafe] buf[i64.i32 (8 * s + sl k)])
   in (buf, lo)
 
@@ -837,7 +838,8 @@ local def conv_rows [k] (wide: bool) (square: bool) (tws: [k]u64) (lt: i64) (ell
   let run (tb: i64) (vlog: idx) (sq: bool) = flatten (blocks tb vlog sq) :> [3 * nbp * (8 * tt)]u32
   let ws = if tt == 256 then run 256 0 square
            else if tt == 512 then run 512 0 square
-           else if tt == 1024 || !wide then (if square then run 1024 13 true else run 1024 13 false)
+           else if tt == 1024 || !wide then (if square then run 1024 (wide_log - 1) true
+                                             else run 1024 (wide_log - 1) false)
            else if square then run tt wide_log true else run tt wide_log false
   in (ws, nbp * ipb)
 
@@ -962,7 +964,7 @@ local def mul_four_step [n][m] (square: bool) (mo: i64) (bits: i64) (ell: i64) (
 -- after the other (H200, 2^32-bit batches, 2^18-bit `a * b`: 38564 us as
 -- two rows of 2^13 points, 33643 four-step with rows of 2^10; on the CPUs'
 -- blocks of 2^14 points two rows were the faster, docs/multiplication.md).
-local def two_row_products (blog: i64) : bool = blog != 13
+local def two_row_products (blog: i64) : bool = blog != ntt_block_log false
 
 -- Log2 of the transform of a product of m-limb operands with blocks of
 -- at most 2^blog points: the shorter transform of `wrap_log` where it
