@@ -178,24 +178,35 @@ def ntt_tables (lt: i64) : [6*lt]u64 =
   in table 0 false ++ table 0 true ++ table 1 false ++ table 1 true
      ++ table 2 false ++ table 2 true :> [6*lt]u64
 
--- One prime's view of the tables: `tw beta q` is the twiddle of a
--- butterfly of the stage on bit `beta` whose lower element has index `q`;
--- it depends only on the low `beta` bits of `q` (`pass_twiddles` relies
--- on it).
-local type^ prime_ctx = { p: u32, fwd: idx -> idx -> u64, inv: idx -> idx -> u64 }
+-- | A transform direction: `#fwd` (decimation in frequency) or `#inv`
+-- (decimation in time, without the 1/L).
+type ntt_dir = #fwd | #inv
 
-local def table_ctx [k] (tws: [k]u64) (lt: i64) (i: i64) : prime_ctx =
-  let at (t: i64) (beta: idx) (q: idx) =
-    #[unsafe] tws[t * lt + i64.i32 ((1 << beta) + (q & ((1 << beta) - 1)))]
-  in { p = ntt_prime i, fwd = at (2*i), inv = at (2*i+1) }
+-- Element j = g*2^lc + u + 2^e2 * n1 of a transform of 2^e1 rows and
+-- 2^e2 columns, for the element q = u + 2^lc * n1 of the block of group g
+-- of 2^lc adjacent columns (`col_stages`).
+local def col_glob (g: idx) (lc: idx) (e2: idx) (q: idx) : idx =
+  (g << lc) | (q & ((1 << lc) - 1)) | ((q >> lc) << e2)
 
--- `table_ctx` for a block whose local index q is element `glob q` of the
--- transform and whose local bit beta is bit `beta + shift` of it.
-local def table_ctx_at [k] (tws: [k]u64) (lt: i64) (i: i64) (glob: idx -> idx) (shift: idx) : prime_ctx =
-  let at (t: i64) (beta: idx) (q: idx) =
-    let bg = beta + shift
-    in #[unsafe] tws[t * lt + i64.i32 ((1 << bg) + (glob q & ((1 << bg) - 1)))]
-  in { p = ntt_prime i, fwd = at (2*i), inv = at (2*i+1) }
+-- One prime's view of the tables (prime `i`, tables of length `lt`), for a
+-- block whose local index q is element q of the transform, or, with
+-- `cols`, element `col_glob g lc e2 q`, whose local bit beta is bit beta +
+-- e2 - lc.  Data, not functions: see `pass`.
+local type prime_ctx [k] = { tws: [k]u64, lt: i64, i: i64, p: u32, cols: bool, g: idx, lc: idx, e2: idx }
+
+local def table_ctx [k] (tws: [k]u64) (lt: i64) (i: i64) : prime_ctx [k] =
+  { tws, lt, i, p = ntt_prime i, cols = false, g = 0, lc = 0, e2 = 0 }
+
+local def table_ctx_at [k] (tws: [k]u64) (lt: i64) (i: i64) (g: idx) (lc: idx) (e2: idx) : prime_ctx [k] =
+  { tws, lt, i, p = ntt_prime i, cols = true, g, lc, e2 }
+
+-- The twiddle of direction `dir` of a butterfly of the stage on local bit
+-- `beta` whose lower element has local index `q`; it depends only on the
+-- low `beta` bits of `q` (`pass_twiddles` relies on it).
+local def twiddle [k] (pc: prime_ctx [k]) (dir: ntt_dir) (beta: idx) (q: idx) : u64 =
+  let t = 2 * pc.i + (match dir case #fwd -> 0 case #inv -> 1)
+  let (bg, gq) = if pc.cols then (beta + pc.e2 - pc.lc, col_glob pc.g pc.lc pc.e2 q) else (beta, q)
+  in #[unsafe] pc.tws[t * pc.lt + i64.i32 ((1 << bg) + (gq & ((1 << bg) - 1)))]
 
 -- The factor that turns a Montgomery product of transforms of length 2^ell
 -- into the transform of the convolution: 2^32 / 2^ell mod p, packed.
@@ -226,10 +237,6 @@ local def slot_w (w: idx) (b: idx) (q: idx) : idx =
 
 -- The 8 registers of a thread.
 local type oct = (u32, u32, u32, u32, u32, u32, u32, u32)
-
--- | A transform direction: `#fwd` (decimation in frequency) or `#inv`
--- (decimation in time, without the 1/L).
-type ntt_dir = #fwd | #inv
 
 -- The twiddles of one pass of a thread, one per butterfly: stage j (on
 -- register bit j) pairs register k with k + 2^j, in the order of
@@ -262,22 +269,32 @@ local def stage0 bf ((_, _, ws): twiddles) ((x0, x1, x2, x3, x4, x5, x6, x7): oc
   let ((y0, y2, y4, y6), (y1, y3, y5, y7)) = four bf ws (x0, x2, x4, x6) (x1, x3, x5, x7)
   in (y0, y1, y2, y3, y4, y5, y6, y7)
 
--- One pass of a thread: register k holds element `qk k`, and the stage on
--- register bit j (element bit b + j) runs where `act j`.  With `contig`,
--- register bit j is element bit b + j for all three j; otherwise the
--- register bits above the active ones are passengers, bits of the index
--- elsewhere (the first pass of a forward transform, `fwd_first`).
-local type^ pass = { b: idx, act: idx -> bool, contig: bool, qk: idx -> idx }
+-- One pass of a thread: register k holds element `pass_q ps k`, and the
+-- stage on register bit j (element bit b + j) runs where `pass_act ps j`:
+-- the `r` stages on the low register bits, or with `top` on the high
+-- ones.  With `contig`, register bit j is element bit b + j for all three
+-- j; otherwise the register bits above the active ones are passengers,
+-- bits of the index elsewhere (the first pass of a forward transform,
+-- `fwd_first`): register k holds qb | (k & km) << b | (k >> ks) << kl.
+-- Data, not functions in the record: the compiler makes a copy of every
+-- function that takes a function for each function it is given, and with
+-- `act` and `qk` as functions the copies made `ntt_tests` 74 MB at
+-- defunctionalisation (12 MB without), and the library's build ran the
+-- CI machine out of memory (2026-11-29).
+local type pass = { b: idx, r: idx, top: bool, contig: bool, qb: idx, km: idx, ks: idx, kl: idx }
+
+local def pass_act (ps: pass) (j: idx) : bool = if ps.top then 2 - j < ps.r else j < ps.r
+
+local def pass_q (ps: pass) (k: idx) : idx = ps.qb | ((k & ps.km) << ps.b) | ((k >> ps.ks) << ps.kl)
 
 -- The twiddles of a pass: stage j's butterfly with lower register k
--- takes `tw (b+j) (qk k)`, which depends only on the low b+j bits of the
--- index (`prime_ctx`), so, with contiguous registers, only on k mod 2^j:
+-- takes `twiddle pc dir (b+j) (pass_q ps k)`, which depends only on the
+-- low b+j bits of the index, so, with contiguous registers, only on k mod 2^j:
 -- 4 + 2 + 1 twiddles, loaded once per pass (and shared by the two lanes
 -- of `block_transform_pair`) where a load per butterfly took 12 (24 for
 -- two lanes) with their addresses.
-local def pass_twiddles (dir: ntt_dir) (pc: prime_ctx) (ps: pass) : twiddles =
-  let tw (beta: idx) (q: idx) = match dir case #fwd -> pc.fwd beta q case #inv -> pc.inv beta q
-  let w (j: idx) (k: idx) = if ps.act j then tw (ps.b + j) (ps.qk k) else 0
+local def pass_twiddles [k] (dir: ntt_dir) (pc: prime_ctx [k]) (ps: pass) : twiddles =
+  let w (j: idx) (k: idx) = if pass_act ps j then twiddle pc dir (ps.b + j) (pass_q ps k) else 0
   let w2 = (w 2 0, w 2 1, w 2 2, w 2 3)
   in if ps.contig then let (w10, w11, w0) = (w 1 0, w 1 1, w 0 0)
                        in (w2, (w10, w11, w10, w11), (w0, w0, w0, w0))
@@ -287,9 +304,9 @@ local def pass_twiddles (dir: ntt_dir) (pc: prime_ctx) (ps: pass) : twiddles =
 -- bit 2 down) or inverse (from bit 0 up), the inactive ones (only in a
 -- transform's partial pass) skipped by scalar branches: a branch around
 -- array code would make the compiler keep the registers in shared memory.
-local def pass_regs (dir: ntt_dir) (p: u32) (ws: twiddles) (act: idx -> bool) (v: oct) : oct =
+local def pass_regs (dir: ntt_dir) (p: u32) (ws: twiddles) (ps: pass) (v: oct) : oct =
   let bf (j: idx) (w: u64) (x: u32) (y: u32) =
-    if !(act j) then (x, y)
+    if !(pass_act ps j) then (x, y)
     else match dir case #fwd -> dif_bfly p w x y case #inv -> dit_bfly p w x y
   in match dir
      case #fwd -> v |> stage2 (bf 2) ws |> stage1 (bf 1) ws |> stage0 (bf 0) ws
@@ -300,8 +317,8 @@ local def regs (get: idx -> u32) : oct =
   (get 0, get 1, get 2, get 3, get 4, get 5, get 6, get 7)
 
 -- A pass of a thread on its registers, register k read as `get k`.
-local def pass_thread (dir: ntt_dir) (pc: prime_ctx) (ps: pass) (get: idx -> u32) : oct =
-  pass_regs dir pc.p (pass_twiddles dir pc ps) ps.act (regs get)
+local def pass_thread [k] (dir: ntt_dir) (pc: prime_ctx [k]) (ps: pass) (get: idx -> u32) : oct =
+  pass_regs dir pc.p (pass_twiddles dir pc ps) ps (regs get)
 
 -- Where register k of the thread whose register 0 has index qb (in the
 -- pass with base b) sits in the buffer of the pass with base bp: `sl`
@@ -375,8 +392,7 @@ local def pass_at (dir: ntt_dir) (lo: idx) (hi: idx) (i: idx) : (idx, idx) =
 -- constant where r is 3).
 local def in_place (dir: ntt_dir) (b: idx) (r: idx) (t: idx) : pass =
   let qb = q_of b t 0
-  let act (j: idx) = match dir case #fwd -> 2 - j < r case #inv -> j < r
-  in { b, act, contig = true, qk = \k -> qb | (k << b) }
+  in { b, r, top = dir == #fwd, contig = true, qb, km = 7, ks = 3, kl = 0 }
 
 -- FORWARD PASSES IN CONSTANT GEOMETRY.  Every pass after the first reads
 -- register k of thread t at position `q_of (hi-3) t k` of the previous
@@ -405,8 +421,7 @@ local def fwd_first (lo: idx) (hi: idx) (t: idx) : pass =
   let r0 = top_stages lo hi
   let b = hi - r0
   let qb = rotr_field lo hi r0 (q_of lo t 0)
-  in { b, act = (< r0), contig = r0 == 3,
-       qk = \k -> qb | ((k & ((1 << r0) - 1)) << b) | ((k >> r0) << lo) }
+  in { b, r = r0, top = false, contig = r0 == 3, qb, km = (1 << r0) - 1, ks = r0, kl = lo }
 
 -- Forward pass i >= 1 of thread t: its positions `q_of (hi-3) t k` hold
 -- the elements of their field rotated right by r0 + 3(i-1).
@@ -414,28 +429,28 @@ local def fwd_next (lo: idx) (hi: idx) (i: idx) (t: idx) : pass =
   let r0 = top_stages lo hi
   let b = hi - r0 - 3 * i
   let qb = rotr_field lo hi (r0 + 3 * (i - 1)) (q_of (hi - 3) t 0)
-  in { b, act = const true, contig = true, qk = \k -> qb | (k << b) }
+  in { b, r = 3, top = false, contig = true, qb, km = 7, ks = 3, kl = 0 }
 
 -- The transform over bits [lo, hi) of the 8*tt elements of a block: the
 -- first pass reads element q as `first q`; returns the buffer of the last
 -- pass, which holds element q at `slot_w 9 bb q`, and bb.
-local def block_transform (dir: ntt_dir) (pc: prime_ctx) (tt: i64) (lo: idx) (hi: idx)
+local def block_transform [k] (dir: ntt_dir) (pc: prime_ctx [k]) (tt: i64) (lo: idx) (hi: idx)
                           (first: idx -> u32) : ([tt*9]u32, idx) =
   let each (f: idx -> oct) = cols9 (tabulate tt (\t -> f (i32.i64 t)))
   in match dir
      case #fwd ->
-       let start = each (\t -> let ps = fwd_first lo hi t in pass_thread #fwd pc ps (\k -> first (ps.qk k)))
+       let start = each (\t -> let ps = fwd_first lo hi t in pass_thread #fwd pc ps (\k -> first (pass_q ps k)))
        let buf = loop buf = start for i in 1..<pass_count lo hi do
                    each (\t -> let sl = slots (slot_w 9 lo) (hi - 3) (q_of (hi - 3) t 0)
                                in pass_thread #fwd pc (fwd_next lo hi i t) (\k -> #[unsafe] buf[i64.i32 (sl k)]))
        in (buf, lo)
      case #inv ->
        let (b0, r0) = dit_pass lo hi 0
-       let start = each (\t -> let ps = in_place #inv b0 r0 t in pass_thread #inv pc ps (\k -> first (ps.qk k)))
+       let start = each (\t -> let ps = in_place #inv b0 r0 t in pass_thread #inv pc ps (\k -> first (pass_q ps k)))
        in loop (buf, bp) = (start, b0) for i in 1..<pass_count lo hi do
             let b = (dit_pass lo hi i).0
             in (each (\t -> let ps = in_place #inv b 3 t
-                            let sl = slots (slot_w 9 bp) b (ps.qk 0)
+                            let sl = slots (slot_w 9 bp) b (pass_q ps 0)
                             in pass_thread #inv pc ps (\k -> #[unsafe] buf[i64.i32 (sl k)])), b)
 
 -- The buffer of a pass of `block_transform_virt`: row k of the 2*tt
@@ -455,11 +470,11 @@ local def rows16 [tt] (xs: [tt](oct, oct)) : [16*tt]u32 =
 -- memory is free once the next pass has read it (a loop keeps two
 -- buffers per transform alive; at 2^14 points a buffer takes 64 KiB of
 -- the 227 KiB a block may have).
-local def block_transform_virt (dir: ntt_dir) (pc: prime_ctx) (tt: i64) (lo: idx) (hi: idx)
+local def block_transform_virt [k] (dir: ntt_dir) (pc: prime_ctx [k]) (tt: i64) (lo: idx) (hi: idx)
                                (first: idx -> u32) : ([16*tt]u32, idx) =
   let t32 = i32.i64 tt
   let run (b: idx) (r: idx) (get: idx -> idx -> u32) =
-    let lane (t: idx) = let ps = in_place dir b r t in pass_thread dir pc ps (get (ps.qk 0))
+    let lane (t: idx) = let ps = in_place dir b r t in pass_thread dir pc ps (get (pass_q ps 0))
     in rows16 (tabulate tt (\t -> let t = i32.i64 t in (lane t, lane (t + t32))))
   let next (buf: [16*tt]u32, bp: idx) (i: idx) =
     let b = (pass_at dir lo hi i).0
@@ -474,18 +489,18 @@ local def block_transform_virt (dir: ntt_dir) (pc: prime_ctx) (tt: i64) (lo: idx
 -- exchange per pass for both; the buffer holds a thread's two lanes
 -- adjacent, 17 slots a thread: lane s's element q at `8*s + slot_w 17 lo
 -- q` after the last pass.
-local def block_transform_pair (pc: prime_ctx) (tt: i64) (lo: idx) (hi: idx)
+local def block_transform_pair [k] (pc: prime_ctx [k]) (tt: i64) (lo: idx) (hi: idx)
                                (first: idx -> idx -> u32) : ([tt*17]u32, idx) =
   -- `get t ps s k` reads register k of lane s of thread t in pass ps.
   let each (f: idx -> pass) (get: idx -> pass -> idx -> idx -> u32) =
     let thread (t: idx) =
       let ps = f t
       let ws = pass_twiddles #fwd pc ps
-      let (x0, x1, x2, x3, x4, x5, x6, x7) = pass_regs #fwd pc.p ws ps.act (regs (get t ps 0))
-      let (y0, y1, y2, y3, y4, y5, y6, y7) = pass_regs #fwd pc.p ws ps.act (regs (get t ps 1))
+      let (x0, x1, x2, x3, x4, x5, x6, x7) = pass_regs #fwd pc.p ws ps (regs (get t ps 0))
+      let (y0, y1, y2, y3, y4, y5, y6, y7) = pass_regs #fwd pc.p ws ps (regs (get t ps 1))
       in [x0, x1, x2, x3, x4, x5, x6, x7, y0, y1, y2, y3, y4, y5, y6, y7, 0]
     in opaque (flatten (tabulate tt (\t -> thread (i32.i64 t))))
-  let start = each (fwd_first lo hi) (\_ ps s k -> first s (ps.qk k))
+  let start = each (fwd_first lo hi) (\_ ps s k -> first s (pass_q ps k))
   let buf = loop buf = start for i in 1..<pass_count lo hi do
               each (fwd_next lo hi i)
                    (\t _ s -> let sl = slots (slot_w 17 lo) (hi - 3) (q_of (hi - 3) t 0)
@@ -500,7 +515,7 @@ local def wide_log : idx = 14
 -- (`block_transform`) by tt threads of 8 values, or, with `virt` (a
 -- constant, and then `lo` and `hi` constants too), by tt/2 threads of 16
 -- values (`block_transform_virt`).
-local def block_transform_v (virt: bool) (dir: ntt_dir) (pc: prime_ctx) (tt: i64) (lo: idx) (hi: idx)
+local def block_transform_v [k] (virt: bool) (dir: ntt_dir) (pc: prime_ctx [k]) (tt: i64) (lo: idx) (hi: idx)
                             (first: idx -> u32) : ([]u32, idx) =
   if virt then block_transform_virt dir pc (tt / 2) lo hi first
   else block_transform dir pc tt lo hi first
@@ -669,9 +684,8 @@ local def col_stages [k] (dir: ntt_dir) (tws: [k]u64) (lt: i64) (ell: i64) (ell2
     map (\blk ->
            let a = blk / ng
            let g = i32.i64 (blk % ng)
-           let glob (q: idx) = (g << lc32) | (q & ((1 << lc32) - 1)) | ((q >> lc32) << e2)
-           let pc = table_ctx_at tws lt (prime a) glob (e2 - lc32)
-           let (buf, bb) = block_transform dir pc tt lc32 (lc32 + i32.i64 ell1) (\q -> load a (glob q))
+           let pc = table_ctx_at tws lt (prime a) g lc32 e2
+           let (buf, bb) = block_transform dir pc tt lc32 (lc32 + i32.i64 ell1) (\q -> load a (col_glob g lc32 e2 q))
            in results_v dir false tt (\q -> fin pc.p (#[unsafe] buf[i64.i32 (slot_w 9 bb q)])))
         (iota (na * ng))
   in unflatten (flatten ws :> [na * (1 << ell)]u32)
@@ -904,10 +918,9 @@ local def cols_inv_crt [k] (n: i64) (tws: [k]u64) (lt: i64) (ell: i64) (ell2: i6
     map (\blk ->
            let s = blk / ng
            let g = i32.i64 (blk % ng)
-           let glob (q: idx) = (g << lc32) | (q & ((1 << lc32) - 1)) | ((q >> lc32) << e2)
            let residues (i: i64) =
-             let pc = table_ctx_at tws lt i glob (e2 - lc32)
-             in (block_transform #inv pc tt lc32 (lc32 + e1) (\q -> res i s (glob q))).0
+             let pc = table_ctx_at tws lt i g lc32 e2
+             in (block_transform #inv pc tt lc32 (lc32 + e1) (\q -> res i s (col_glob g lc32 e2 q))).0
            let w = tt * 9
            let rs = loop rs = replicate (3 * w) 0u32 for i < 3 do
                       rs with [i * w : (i + 1) * w] = residues i
@@ -1016,7 +1029,7 @@ local def mul_ntt [n][m] (blog: i64) (square: bool) (cyc: bool) (mo: i64) (bits:
             let x = reduced p o s j
             in if !two_rows then x
                else let y = reduced p o s (j + i32.i64 (1 << e2))
-                    let (r0, r1) = dif_bfly p ((table_ctx tws len i).fwd (i32.i64 e2) j) x y
+                    let (r0, r1) = dif_bfly p (twiddle (table_ctx tws len i) #fwd (i32.i64 e2) j) x y
                     in if r & 1 == 0 then r0 else r1
           let (rs, rp) = conv_rows true square tws len ell e2 (rows * n) load
           -- Residue j < len of product s modulo prime i.
@@ -1026,7 +1039,7 @@ local def mul_ntt [n][m] (blog: i64) (square: bool) (cyc: bool) (mo: i64) (bits:
                  let k = i64.i32 (j & (half - 1))
                  let u = #[unsafe] rs[((i * rp + 2 * s) << e2) + k]
                  let v = #[unsafe] rs[((i * rp + 2 * s + 1) << e2) + k]
-                 let (y0, y1) = dit_bfly (ntt_prime i) ((table_ctx tws len i).inv (i32.i64 e2) j) u v
+                 let (y0, y1) = dit_bfly (ntt_prime i) (twiddle (table_ctx tws len i) #inv (i32.i64 e2) j) u v
                  in if j < half then y0 else y1
           -- Coefficients len + t of a wrapping product (t < np: at most
           -- 64 past len, the top one 0; otherwise one zero per product),
