@@ -28,8 +28,11 @@ import shutil
 import subprocess
 import sys
 import sysconfig
+import threading
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
@@ -54,6 +57,13 @@ INTERPRETED_EXAMPLES = ["operations.fut"]
 # The spec programs slowest to compile, slowest first (2-core build machine, 2026-11-27:
 # 775, 712, 664, 624 and 272 s of code generation).
 SLOW_SPECS = ["modular_tests", "ntt_tests", "mul_tests", "div_tests", "fused_tests"]
+# The runtime options (GHC's) of every `futhark` build.py runs: one core each, since the
+# jobs run side by side one a core (`parallel_jobs`), and a 512 MB allocation area, for
+# fewer collections. `futhark c ntt_tests.fut`, two compiles at once on the 2-core build
+# machine (2026-11-29): 820 s of wall time (777 s of CPU, 238 s of it collecting garbage)
+# with the compiler's own `-maxN16 -qg1 -A16M`, 616 s (574, 139) with these, at 8.6
+# against 9.2 GB of resident memory.
+FUTHARK_RTS = "-N1 -A512M"
 GEN_DIR = ROOT / "gen"  # the generated C of every backend, staged for the sdist
 GEN_HASH = GEN_DIR / "SOURCES.sha256"  # generated_c_hash() of the sources the C in GEN_DIR came from
 GEN_FILES = ("futbig.c", "futbig.h", "futbig.json")
@@ -335,7 +345,7 @@ def generate_c(futhark: Path, backend: str, out_dir: Path) -> Path:
     """Run `futhark <backend> --library`; returns the path stem of the .c/.h/.json."""
     out_dir.mkdir(parents=True, exist_ok=True)
     stem = out_dir / "futbig"
-    run([futhark, backend, "--library", "-o", stem, ENTRY_PROGRAM])
+    run([futhark, backend, "--library", "-o", stem, ENTRY_PROGRAM], env=futhark_env(futhark))
     source = stem.with_suffix(".c")
     source.write_text(patch_generated_c(source.read_text(), backend))
     if backend == "cuda" and (clobbered := clobbered_loop_arrays(gpu_kernel_source(source.read_text()))):
@@ -344,6 +354,13 @@ def generate_c(futhark: Path, backend: str, out_dir: Path) -> Path:
             f"futhark {FUTHARK_VERSION} generated GPU kernels that overwrite an array while a loop still reads "
             f"it (silently wrong results; docs/gpu.md, 'A miscompilation'): {'; '.join(clobbered)}. "
             "Restructure the Futhark code the kernel comes from, e.g. `copy` the loop's new value"
+        )
+    if backend == "cuda" and (oversized := oversized_blocks(source.read_text())):
+        source.unlink()
+        raise BuildError(
+            f"futhark {FUTHARK_VERSION} generated GPU kernels whose blocks need more shared memory than any "
+            f"GPU has ({MAX_SHARED_BYTES // 1024} KiB): {'; '.join(oversized)}; they would fail to launch. "
+            "Keep fewer arrays alive in the block, or give it fewer threads"
         )
     return stem
 
@@ -369,6 +386,33 @@ def gpu_kernel_source(generated_c: str) -> str:
     start = generated_c.index("static const char *gpu_program[] = {")
     body = generated_c[start:generated_c.index("NULL};", start)].split("{", 1)[1]
     return "".join(ast.literal_eval('"' + s + '"') for s in re.findall(r'"((?:[^"\\]|\\.)*)"', body))
+
+
+# The most shared memory a block may have on any NVIDIA GPU (H100, H200: 227 KiB; an A100
+# has 163 KiB), for `oversized_blocks`.
+MAX_SHARED_BYTES = 227 * 1024
+
+
+def oversized_blocks(generated_c: str, limit: int = MAX_SHARED_BYTES) -> list[str]:
+    """``kernel: N bytes`` for each launch in ``generated_c`` (the host code of Futhark's cuda
+    backend) of a block with a constant size and more than ``limit`` bytes of shared memory:
+    a kernel that no GPU launches (stop 40's 2^13-point products asked for 276 KiB, which only
+    the GPU run found)."""
+    found = []
+    for m in re.finditer(r"\berr = gpu_kernel_(\w+)\(ctx, ", generated_c):
+        args, depth, start = [], 0, m.end()
+        for i in range(m.end(), len(generated_c)):  # grid x, y, z, block x, y, z, shared bytes
+            c = generated_c[i]
+            depth += (c == "(") - (c == ")")
+            if depth < 0 or (depth == 0 and c == ","):
+                args.append(generated_c[start:i].strip())
+                start = i + 1
+                if len(args) == 7 or depth < 0:
+                    break
+        shared = re.fullmatch(r"(?:\(int64_t\) )?(\d+)", args[-1]) if len(args) == 7 else None
+        if shared and int(shared.group(1)) > limit:
+            found.append(f"{m.group(1)}: {shared.group(1)} bytes")
+    return sorted(set(found))
 
 
 def clobbered_loop_arrays(kernels: str) -> list[str]:
@@ -514,34 +558,66 @@ def build_backend(futhark: Path, py: Path, backend: str) -> None:
     log(f"{backend}: built")
 
 
-# Memory one backend's build may hold: `futhark c --library` of the library peaked at 8.2 GB
-# (2026-11-28), and gcc then takes a few GB of its own on the C.
-BACKEND_BUILD_BYTES = 9 * 2**30
+# Memory one compiler job may hold: `futhark c --library` of the library peaked at 8.2 GB
+# (2026-11-28), `futhark c ntt_tests.fut` at 8.6 GB (FUTHARK_RTS, 2026-11-29), and gcc
+# then takes a few GB of its own on the C.
+JOB_BYTES = 9 * 2**30
+# The backends, the slowest to build first (2-core build machine: multicore about 25 min of
+# code generation and 9 of gcc, cuda 20 min, c 15 and 6), so that the shorter jobs fill the
+# cores at the end.
+BUILD_ORDER = ("multicore", "cuda", "c")
 
 
-def parallel_backends(meminfo: str = "/proc/meminfo") -> int:
-    """How many backends build side by side: as many as the available memory holds (at least
-    one, at most all). Three at once on the 23 GB build machine ran it out of memory (the
-    kernel killed `futhark c`, 2026-11-28)."""
+def parallel_jobs(jobs: int, meminfo: str = "/proc/meminfo", cores: int | None = None) -> int:
+    """How many of ``jobs`` compiler jobs run side by side: one a core (FUTHARK_RTS gives
+    each compiler one), as many as the available memory holds, at least one. Three at once
+    on the 23 GB build machine ran it out of memory (the kernel killed `futhark c`,
+    2026-11-28)."""
+    cores = cores or os.cpu_count() or 1
     try:
         available = next(int(line.split()[1]) * 1024 for line in Path(meminfo).read_text().splitlines()
                          if line.startswith("MemAvailable:"))
     except (OSError, StopIteration, ValueError, IndexError):
-        return len(ALL_BACKENDS)
-    return max(1, min(len(ALL_BACKENDS), available // BACKEND_BUILD_BYTES))
+        available = jobs * JOB_BYTES
+    return max(1, min(jobs, cores, available // JOB_BYTES))
 
 
-def build_all() -> tuple[Path, Path]:
+def run_jobs(jobs: list[Callable[[], None]]) -> None:
+    """Run the jobs side by side (`parallel_jobs`), in the order given; after a failure no
+    other job starts, and the failure is raised once the running ones end."""
+    failed = threading.Event()
+
+    def guarded(job: Callable[[], None]) -> None:
+        if failed.is_set():
+            return
+        try:
+            job()
+        except BaseException:
+            failed.set()
+            raise
+
+    with ThreadPoolExecutor(max_workers=parallel_jobs(len(jobs))) as pool:
+        futures = [pool.submit(guarded, job) for job in jobs]
+    for done in futures:
+        done.result()
+
+
+def prepare() -> tuple[Path, Path]:
+    """The toolchain: system packages, the Futhark compiler, the venv with futbig installed."""
     system_prerequisites()
     futhark = find_futhark()
     py = venv_python()
     install_package(py)
-    # The backends are independent: their `futhark` and gcc runs go side by side (most of a
-    # build is the compiler's work on one backend at a time, on one or two cores), as many as
-    # memory allows.
-    with ThreadPoolExecutor(max_workers=parallel_backends()) as pool:
-        for done in [pool.submit(build_backend, futhark, py, b) for b in ALL_BACKENDS]:
-            done.result()
+    return futhark, py
+
+
+def backend_jobs(futhark: Path, py: Path) -> list[Callable[[], None]]:
+    return [partial(build_backend, futhark, py, b) for b in BUILD_ORDER]
+
+
+def build_all() -> tuple[Path, Path]:
+    futhark, py = prepare()
+    run_jobs(backend_jobs(futhark, py))
     return futhark, py
 
 
@@ -609,25 +685,42 @@ def futhark_user_project() -> Path:
     return project
 
 
-def futhark_tests(futhark: Path) -> None:
-    """`futhark test` of the library's specs and, as a package user would, of the example programs."""
+def futhark_env(futhark: Path) -> dict[str, str]:
+    """The environment of the `futhark` runs: the compiler on PATH, FUTHARK_RTS (unless GHCRTS is set)."""
     env = dict(os.environ, PATH=f"{futhark.parent}{os.pathsep}{os.environ.get('PATH', '')}")
-    # `futhark test` compiles the programs in the order given, as many at a time as there are
-    # cores: those holding the multiplication ladder take minutes each (docs/architecture.md,
-    # "Build time"), so they go first, lest one of them start last beside an idle core.
-    rank = {name: i for i, name in enumerate(SLOW_SPECS)}
-    programs = sorted(LIBRARY_DIR.glob("*_tests.fut"), key=lambda p: (rank.get(p.stem, len(rank)), p.name))
-    specs = [str(p.relative_to(ROOT)) for p in programs]
-    run([futhark, "test", "--backend=c", *specs], cwd=ROOT, env=env)
+    env.setdefault("GHCRTS", FUTHARK_RTS)
+    return env
+
+
+def futhark_test(futhark: Path, programs: list[str], cwd: Path = ROOT, flags: tuple[str, ...] = ("--backend=c",)) -> None:
+    """`futhark test` of ``programs``, its output printed in one piece when it ends (the
+    jobs run side by side)."""
+    cmd = [str(futhark), "test", *flags, *programs]
+    done = subprocess.run(cmd, cwd=cwd, env=futhark_env(futhark), capture_output=True, text=True)
+    log(f"{' '.join(cmd)} (exit code {done.returncode})")
+    print(done.stdout + done.stderr, end="", flush=True)
+    if done.returncode != 0:
+        raise BuildError(f"`futhark test` failed on {' '.join(programs)}")
+
+
+def futhark_test_jobs(futhark: Path) -> list[Callable[[], None]]:
+    """`futhark test` of the library's specs, each slow one a job of its own, slowest first,
+    and, as a package user would, of the example programs."""
+    slow = [LIBRARY_DIR / f"{name}.fut" for name in SLOW_SPECS]
+    rest = sorted(set(LIBRARY_DIR.glob("*_tests.fut")) - set(slow))
+    relative = lambda paths: [str(p.relative_to(ROOT)) for p in paths]
     project = futhark_user_project()
     compiled = sorted(p.name for p in project.glob("*.fut") if p.name not in INTERPRETED_EXAMPLES)
-    run([futhark, "test", "--backend=c", *compiled], cwd=project, env=env)
-    run([futhark, "test", "--interpreted", *INTERPRETED_EXAMPLES], cwd=project, env=env)
+    return [*(partial(futhark_test, futhark, relative([p])) for p in slow),
+            partial(futhark_test, futhark, relative(rest)),
+            partial(futhark_test, futhark, compiled, project),
+            partial(futhark_test, futhark, INTERPRETED_EXAMPLES, project, ("--interpreted",))]
 
 
 def cmd_test(args) -> None:
-    futhark, py = build_all()
-    futhark_tests(futhark)
+    # The specs' compiles need no backend built: they share the cores with the backends'.
+    futhark, py = prepare()
+    run_jobs([*backend_jobs(futhark, py), *futhark_test_jobs(futhark)])
     run([py, "-m", "pytest", *args.rest], cwd=ROOT)
 
 

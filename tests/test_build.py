@@ -144,12 +144,43 @@ def test_the_build_stops_before_compiling_a_miscompiled_kernel(build, tmp_path, 
         assert not (tmp_path / "out" / "futbig.c").exists()
 
 
-@pytest.mark.parametrize("available_gb, expected", [(4, 1), (20, 2), (23, 2), (27, 3), (512, 3)])
-def test_backends_build_side_by_side_as_memory_allows(build, tmp_path, available_gb, expected):
+# Host code as Futhark's cuda backend writes it: a launch of a block of constant size and
+# shared memory, one of run-time sizes, one with a call in its grid size.
+LAUNCHES = """
+                err = gpu_kernel_f_1zisegmap_intrablock_7(ctx, n_3, 1, 1, (int64_t) 1024, 1, 1, (int64_t) 258048, a_1, mem_2.mem);
+                err = gpu_kernel_f_1zisegmap_intrablock_8(ctx, n_3, 1, 1, tt_4, 1, 1, bytes_5 + srem64((int64_t) 8 - srem64(bytes_5, (int64_t) 8), (int64_t) 8), a_1);
+                err = gpu_kernel_g_2zisegmap_intrablock_9(ctx, sdiv_up64(n_3, (int64_t) 4), 1, 1, (int64_t) 512, 1, 1, (int64_t) 98304, a_1);
+"""
+
+
+def test_blocks_that_no_gpu_launches_are_found(build):
+    assert build.oversized_blocks(LAUNCHES) == ["f_1zisegmap_intrablock_7: 258048 bytes"]
+    assert build.oversized_blocks(LAUNCHES, limit=64 * 1024) == ["f_1zisegmap_intrablock_7: 258048 bytes",
+                                                                 "g_2zisegmap_intrablock_9: 98304 bytes"]
+    assert build.oversized_blocks(LAUNCHES.replace("258048", "232448")) == []
+
+
+@pytest.mark.parametrize("available_gb, cores, expected", [(4, 2, 1), (20, 2, 2), (23, 2, 2), (27, 2, 2), (27, 4, 3),
+                                                        (512, 16, 5), (512, 1, 1)])
+def test_jobs_run_side_by_side_as_memory_and_cores_allow(build, tmp_path, available_gb, cores, expected):
     meminfo = tmp_path / "meminfo"
     meminfo.write_text(f"MemTotal:       {2 * available_gb * 2**20} kB\nMemAvailable:   {available_gb * 2**20} kB\n")
-    assert build.parallel_backends(str(meminfo)) == expected
+    assert build.parallel_jobs(5, str(meminfo), cores) == expected
 
 
-def test_backends_build_side_by_side_without_meminfo(build, tmp_path):
-    assert build.parallel_backends(str(tmp_path / "absent")) == len(build.ALL_BACKENDS)
+def test_jobs_run_side_by_side_without_meminfo(build, tmp_path):
+    assert build.parallel_jobs(3, str(tmp_path / "absent"), 8) == 3
+    assert build.parallel_jobs(3, str(tmp_path / "absent"), 2) == 2
+
+
+def test_a_failed_job_cancels_the_jobs_not_started(build, monkeypatch):
+    monkeypatch.setattr(build, "parallel_jobs", lambda jobs: 1)
+    ran = []
+
+    def fail():
+        ran.append("fail")
+        raise build.BuildError("job failed")
+
+    with pytest.raises(build.BuildError, match="job failed"):
+        build.run_jobs([lambda: ran.append("first"), fail, lambda: ran.append("never")])
+    assert ran == ["first", "fail"]
