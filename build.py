@@ -347,15 +347,18 @@ def generate_c(futhark: Path, backend: str, out_dir: Path) -> Path:
     stem = out_dir / "futbig"
     run([futhark, backend, "--library", "-o", stem, ENTRY_PROGRAM], env=futhark_env(futhark))
     source = stem.with_suffix(".c")
-    source.write_text(patch_generated_c(source.read_text(), backend))
-    if backend == "cuda" and (clobbered := clobbered_loop_arrays(gpu_kernel_source(source.read_text()))):
+    text = patch_generated_c(source.read_text(), backend)
+    source.write_text(text)
+    if backend != "cuda":
+        return stem
+    if clobbered := clobbered_loop_arrays(gpu_kernel_source(text)):
         source.unlink()  # never compiled, never staged
         raise BuildError(
             f"futhark {FUTHARK_VERSION} generated GPU kernels that overwrite an array while a loop still reads "
             f"it (silently wrong results; docs/gpu.md, 'A miscompilation'): {'; '.join(clobbered)}. "
             "Restructure the Futhark code the kernel comes from, e.g. `copy` the loop's new value"
         )
-    if backend == "cuda" and (oversized := oversized_blocks(source.read_text())):
+    if oversized := oversized_blocks(text):
         source.unlink()
         raise BuildError(
             f"futhark {FUTHARK_VERSION} generated GPU kernels whose blocks need more shared memory than any "
@@ -562,9 +565,9 @@ def build_backend(futhark: Path, py: Path, backend: str) -> None:
 # (2026-11-28), `futhark c ntt_tests.fut` at 8.6 GB (FUTHARK_RTS, 2026-11-29), and gcc
 # then takes a few GB of its own on the C.
 JOB_BYTES = 9 * 2**30
-# The backends, the slowest to build first (2-core build machine: multicore about 25 min of
-# code generation and 9 of gcc, cuda 20 min, c 15 and 6), so that the shorter jobs fill the
-# cores at the end.
+# The backends, the slowest to build first (2-core build machine, clean-clone CI run of
+# 2026-11-29: multicore 18 min of code generation and 8.5 of gcc, cuda 16.5, c 13 and 4.5),
+# so that the shorter jobs fill the cores at the end.
 BUILD_ORDER = ("multicore", "cuda", "c")
 
 
