@@ -848,10 +848,14 @@ local def conv_rows [k] (wide: bool) (square: bool) (tws: [k]u64) (lt: i64) (ell
   -- checks it) 8 values a thread needed 276 tt bytes of shared memory
   -- (the two lanes' buffers of 17 slots a thread, the loops' buffers
   -- apart), past a block's 227 KiB: there 512 threads of 16 values with
-  -- unrolled passes need three buffers of 32 KiB.
+  -- unrolled passes need three buffers of 32 KiB.  `square` is a constant
+  -- in every kernel: with it at run time the kernels kept the buffers of
+  -- both ways (a product's two lanes and a square's one), 276 against 204
+  -- (product) and 108 (square) bytes a thread, and 2^16-bit squares took
+  -- 16959 against 13014 us (H200, 2026-11-29, docs/multiplication.md).
   let run (tb: i64) (vlog: idx) (sq: bool) = flatten (blocks tb vlog sq) :> [3 * nbp * (8 * tt)]u32
-  let ws = if tt == 256 then run 256 0 square
-           else if tt == 512 then run 512 0 square
+  let ws = if tt == 256 then (if square then run 256 0 true else run 256 0 false)
+           else if tt == 512 then (if square then run 512 0 true else run 512 0 false)
            else if tt == 1024 || !wide then (if square then run 1024 (wide_log - 1) true
                                              else run 1024 (wide_log - 1) false)
            else if square then run tt wide_log true else run tt wide_log false
