@@ -310,11 +310,13 @@ def futhark_sources() -> list[Path]:
 
 
 def generated_c_hash(version: str = FUTHARK_VERSION) -> str:
-    """Hash of what the generated C depends on: the Futhark sources, the compiler version and C_PATCHES."""
+    """Hash of what the generated C depends on: the Futhark sources, the compiler version, C_PATCHES
+    and the launch bounds of the NTT's kernels (`bound_ntt_kernels`)."""
     h = hashlib.sha256()
     for path in futhark_sources():
         h.update(path.relative_to(ROOT).as_posix().encode() + b"\0" + path.read_bytes())
     h.update(version.encode() + repr(C_PATCHES).encode())
+    h.update(repr((NTT_BLOCK_KERNEL, RESIDENT_THREADS, SM_SHARED_BYTES, BLOCK_RESERVED_BYTES)).encode())
     return h.hexdigest()
 
 
@@ -351,6 +353,8 @@ def generate_c(futhark: Path, backend: str, out_dir: Path) -> Path:
     source.write_text(text)
     if backend != "cuda":
         return stem
+    text = bound_ntt_kernels(text)
+    source.write_text(text)
     if clobbered := clobbered_loop_arrays(gpu_kernel_source(text)):
         source.unlink()  # never compiled, never staged
         raise BuildError(
@@ -396,12 +400,14 @@ def gpu_kernel_source(generated_c: str) -> str:
 MAX_SHARED_BYTES = 227 * 1024
 
 
-def oversized_blocks(generated_c: str, limit: int = MAX_SHARED_BYTES) -> list[str]:
-    """``kernel: N bytes`` for each launch in ``generated_c`` (the host code of Futhark's cuda
-    backend) of a block with a constant size and more than ``limit`` bytes of shared memory:
-    a kernel that no GPU launches (stop 40's 2^13-point products asked for 276 KiB, which only
-    the GPU run found)."""
-    found = []
+def constant_blocks(generated_c: str) -> list[tuple[str, int | None, int | None]]:
+    """``(kernel, threads, shared bytes)`` for each launch in ``generated_c`` (the host code of
+    Futhark's cuda backend); ``None`` where the block's size or its shared memory is not a constant."""
+    def constant(arg: str) -> int | None:
+        m = re.fullmatch(r"(?:\(int64_t\) )?(\d+)", arg)
+        return int(m.group(1)) if m else None
+
+    launches = []
     for m in re.finditer(r"\berr = gpu_kernel_(\w+)\(ctx, ", generated_c):
         args, depth, start = [], 0, m.end()
         for i in range(m.end(), len(generated_c)):  # grid x, y, z, block x, y, z, shared bytes
@@ -412,10 +418,60 @@ def oversized_blocks(generated_c: str, limit: int = MAX_SHARED_BYTES) -> list[st
                 start = i + 1
                 if len(args) == 7 or depth < 0:
                     break
-        shared = re.fullmatch(r"(?:\(int64_t\) )?(\d+)", args[-1]) if len(args) == 7 else None
-        if shared and int(shared.group(1)) > limit:
-            found.append(f"{m.group(1)}: {shared.group(1)} bytes")
-    return sorted(set(found))
+        if len(args) == 7:
+            launches.append((m.group(1), constant(args[3]), constant(args[6])))
+    return launches
+
+
+def oversized_blocks(generated_c: str, limit: int = MAX_SHARED_BYTES) -> list[str]:
+    """``kernel: N bytes`` for each launch in ``generated_c`` of a block with more than ``limit``
+    bytes of shared memory, a constant: a kernel that no GPU launches (stop 40's 2^13-point
+    products asked for 276 KiB, which only the GPU run found)."""
+    return sorted({f"{k}: {s} bytes" for k, _, s in constant_blocks(generated_c) if s is not None and s > limit})
+
+
+# The NTT's block kernels (those of `mul_ntt`, which is not inlined, so they are named after it)
+# have blocks of a constant 256 or 512 threads, and Futhark gives such a kernel launch bounds of
+# that size: ptxas then gave a product's two lanes 79-80 registers a thread (the 2^13-point
+# product of 16 values a thread 128), so one block of 512 threads ran on an SM. Launch bounds
+# that ask for RESIDENT_THREADS threads an SM (at most 64 registers) run two: on an H200 the
+# 2^16-bit product took 17468 against 22581 us, 2^17 bits 23093 against 27166 (kernels alone;
+# docs/multiplication.md, "Registers"). Only where shared memory lets that many blocks reside:
+# else the bound buys nothing and costs registers (the library's 2^13-point product, whose blocks
+# take 128 KiB, at 64 registers and still one block an SM: 2^17-bit `a * b` 33579 us, 31632
+# without the bound).
+NTT_BLOCK_KERNEL = r"mul_ntt_\d+zisegmap_intrablock_\d+"
+RESIDENT_THREADS = 1024
+SM_SHARED_BYTES = 228 * 1024  # an H100's or H200's SM; a block may have 227 KiB of it
+BLOCK_RESERVED_BYTES = 1024  # shared memory the driver keeps per block (ncu: "Driver Shared Memory")
+KERNEL_SIZED_MACRO = r'#define FUTHARK_KERNEL_SIZED(a,b,c) extern \"C\" __global__ __launch_bounds__(a*b*c)\n'
+
+
+def bound_ntt_kernels(generated_c: str) -> str:
+    """``generated_c`` (cuda) with launch bounds for RESIDENT_THREADS threads an SM on each NTT block
+    kernel whose blocks of constant size can reside that many at once (``NTT_BLOCK_KERNEL``); a
+    BuildError if there are none or the kernel prelude changed: a new Futhark must be checked by hand."""
+    names = sorted({k for k, threads, shared in constant_blocks(generated_c)
+                    if re.fullmatch(NTT_BLOCK_KERNEL, k) and threads and shared is not None
+                    and RESIDENT_THREADS // threads > 1
+                    and RESIDENT_THREADS // threads * (shared + BLOCK_RESERVED_BYTES) <= SM_SHARED_BYTES})
+    if not names or generated_c.count(KERNEL_SIZED_MACRO) != 1:
+        raise BuildError(
+            f"the cuda C generated by futhark {FUTHARK_VERSION} has {len(names)} NTT block kernels to give "
+            f"launch bounds and {generated_c.count(KERNEL_SIZED_MACRO)} FUTHARK_KERNEL_SIZED definitions, "
+            "not at least 1 and 1: the generated code changed; check bound_ntt_kernels in build.py by hand"
+        )
+    bounded = KERNEL_SIZED_MACRO.replace("FUTHARK_KERNEL_SIZED", "FUTBIG_KERNEL_RESIDENT").replace(
+        "a*b*c)", f"a*b*c, {RESIDENT_THREADS}/(a*b*c))")
+    generated_c = generated_c.replace(KERNEL_SIZED_MACRO, KERNEL_SIZED_MACRO + bounded)
+    for name in names:
+        # The kernels are string literals, which Futhark splits anywhere ("...", "...").
+        declaration = re.compile('(?:"\\s*,\\s*")?'.join(map(re.escape, f"FUTHARK_KERNEL_SIZED({name}_dim1, 1, 1)")))
+        generated_c, count = declaration.subn(f"FUTBIG_KERNEL_RESIDENT({name}_dim1, 1, 1)", generated_c)
+        if count != 1:
+            raise BuildError(f"the cuda C has {count} definitions of {name}, not 1: "
+                             "check bound_ntt_kernels in build.py by hand")
+    return generated_c
 
 
 def clobbered_loop_arrays(kernels: str) -> list[str]:

@@ -135,6 +135,7 @@ def test_the_build_stops_before_compiling_a_miscompiled_kernel(build, tmp_path, 
     program.write_text(PROGRAM.replace("in if t[0] & 1 == 0 then t else d", "in copy (if t[0] & 1 == 0 then t else d)") if fixed else PROGRAM)
     monkeypatch.setattr(build, "ENTRY_PROGRAM", program)
     monkeypatch.setattr(build, "C_PATCHES", ())
+    monkeypatch.setattr(build, "bound_ntt_kernels", lambda generated_c: generated_c)  # it has no NTT
     if fixed:
         stem = build.generate_c(futhark, "cuda", tmp_path / "out")
         assert stem.with_suffix(".c").is_file()
@@ -184,3 +185,39 @@ def test_a_failed_job_cancels_the_jobs_not_started(build, monkeypatch):
     with pytest.raises(build.BuildError, match="job failed"):
         build.run_jobs([lambda: ran.append("first"), fail, lambda: ran.append("never")])
     assert ran == ["first", "fail"]
+
+
+# The kernel prelude, three kernels and their launches as the cuda backend writes them: the
+# kernels are string literals, split anywhere (here inside the second declaration).
+PRELUDE_AND_KERNELS = (
+    r'static const char *gpu_program[] = {"#define SHARED_MEM_PARAM\n#define FUTHARK_KERNEL extern \"C\" '
+    r'__global__ __launch_bounds__(MAX_THREADS_PER_BLOCK)\n#define FUTHARK_KERNEL_SIZED(a,b,c) extern \"C\" '
+    r'__global__ __launch_bounds__(a*b*c)\n\n// End of prelude.cu\n", "FUTHARK_KERNEL_SIZED(mul_ntt_22zisegmap_'
+    r'intrablock_3_dim1, 1, 1)\nvoid mul_ntt_22zisegmap_intrablock_3(int x)\n{\n}\nFUTHARK_KERNEL_SIZED(mul_ntt_22'
+    r'zisegmap_intrablock_4_dim1, 1,", " 1)\nvoid mul_ntt_22zisegmap_intrablock_4(int x)\n{\n}\n'
+    r'FUTHARK_KERNEL_SIZED(mul_ntt_22zisegmap_intrablock_5_dim1, 1, 1)\nvoid mul_ntt_22zisegmap_intrablock_5(int x)\n'
+    r'{\n}\nFUTHARK_KERNEL_SIZED(mul_lo_by_3zisegmap_9_dim1, 1, 1)\nvoid mul_lo_by_3zisegmap_9(int x)\n{\n}\n", NULL};'
+    """
+                err = gpu_kernel_mul_ntt_22zisegmap_intrablock_3(ctx, nbp_1, 1, 1, (int64_t) 256, 1, 1, (int64_t) 52224, a_1);
+                err = gpu_kernel_mul_ntt_22zisegmap_intrablock_4(ctx, nbp_1, 1, 1, (int64_t) 512, 1, 1, (int64_t) 104448, a_1);
+                err = gpu_kernel_mul_ntt_22zisegmap_intrablock_5(ctx, nbp_1, 1, 1, (int64_t) 512, 1, 1, (int64_t) 131072, a_1);
+                err = gpu_kernel_mul_lo_by_3zisegmap_9(ctx, n_2, 1, 1, (int64_t) 128, 1, 1, (int64_t) 16384, a_1);
+"""
+)
+
+
+def test_ntt_block_kernels_get_launch_bounds_where_two_blocks_fit(build):
+    kernels = build.gpu_kernel_source(build.bound_ntt_kernels(PRELUDE_AND_KERNELS))
+    assert '#define FUTBIG_KERNEL_RESIDENT(a,b,c) extern "C" __global__ __launch_bounds__(a*b*c, 1024/(a*b*c))\n' in kernels
+    # Four blocks of 256 threads and 52224 bytes fit an SM, two of 512 and 104448 bytes too.
+    assert "FUTBIG_KERNEL_RESIDENT(mul_ntt_22zisegmap_intrablock_3_dim1, 1, 1)" in kernels
+    assert "FUTBIG_KERNEL_RESIDENT(mul_ntt_22zisegmap_intrablock_4_dim1, 1, 1)" in kernels
+    # Two of 131072 bytes do not; kernels other than the NTT's are left alone.
+    assert "FUTHARK_KERNEL_SIZED(mul_ntt_22zisegmap_intrablock_5_dim1, 1, 1)" in kernels
+    assert "FUTHARK_KERNEL_SIZED(mul_lo_by_3zisegmap_9_dim1, 1, 1)" in kernels
+
+
+def test_generated_c_without_ntt_block_kernels_stops_the_build(build):
+    # What bound_ntt_kernels was written for is gone: a new Futhark must be checked by hand.
+    with pytest.raises(build.BuildError, match="NTT block kernels"):
+        build.bound_ntt_kernels(PRELUDE_AND_KERNELS.replace("mul_ntt_", "mul_fft_"))
