@@ -350,11 +350,11 @@ def generate_c(futhark: Path, backend: str, out_dir: Path) -> Path:
     run([futhark, backend, "--library", "-o", stem, ENTRY_PROGRAM], env=futhark_env(futhark))
     source = stem.with_suffix(".c")
     text = patch_generated_c(source.read_text(), backend)
+    if backend == "cuda":
+        text = bound_ntt_kernels(text)
     source.write_text(text)
     if backend != "cuda":
         return stem
-    text = bound_ntt_kernels(text)
-    source.write_text(text)
     if clobbered := clobbered_loop_arrays(gpu_kernel_source(text)):
         source.unlink()  # never compiled, never staged
         raise BuildError(
