@@ -854,11 +854,11 @@ local def conv_rows [k] (wide: bool) (square: bool) (tws: [k]u64) (lt: i64) (ell
   -- (product) and 108 (square) bytes a thread, and 2^16-bit squares took
   -- 16959 against 13014 us (H200, 2026-11-29, docs/multiplication.md).
   let run (tb: i64) (vlog: idx) (sq: bool) = flatten (blocks tb vlog sq) :> [3 * nbp * (8 * tt)]u32
-  let ws = if tt == 256 then (if square then run 256 0 true else run 256 0 false)
-           else if tt == 512 then (if square then run 512 0 true else run 512 0 false)
-           else if tt == 1024 || !wide then (if square then run 1024 (wide_log - 1) true
-                                             else run 1024 (wide_log - 1) false)
-           else if square then run tt wide_log true else run tt wide_log false
+  let run_square (tb: i64) (vlog: idx) = if square then run tb vlog true else run tb vlog false
+  let ws = if tt == 256 then run_square 256 0
+           else if tt == 512 then run_square 512 0
+           else if tt == 1024 || !wide then run_square 1024 (wide_log - 1)
+           else run_square tt wide_log
   in (ws, nbp * ipb)
 
 -- The low `mo` limbs of `n` products whose coefficients (coefficient j
