@@ -60,9 +60,9 @@
 -- 2^14 points are exact too but slower, see there), the whole product
 -- runs in one block kernel (`conv_rows`: blocks of 256 threads of 8 values
 -- up to 2^11 points, 512 at 2^12, 512 of 16 values at 2^13 and 1024 of 16
--- at 2^14): both forward transforms (with 16 values a thread one after
--- the other, `after`), the pointwise product and the inverse transform for each
--- prime, then the CRT and the carry
+-- at 2^14): both forward transforms, the pointwise product and the
+-- inverse transform for each prime (with 16 values a thread, the first
+-- operand's transform in a kernel before), then the CRT and the carry
 -- scan (`add_quads_with`; a scan per row for the full products of 2^14
 -- points, 8192 limbs, wider than a block's scan, and for two rows).
 -- Products with a few coefficients past a power of two (at most 64, at
@@ -777,20 +777,11 @@ def ntt_pointwise [k][l] (i: i64) (xs: [k][l]u32) (ys: [k][l]u32) : [k][l]u32 =
 
 -- THE PRODUCT.
 
--- `f`, made to depend on `xs` (a transform's result, whose elements are
--- below 2^31): a transform that reads `f` then runs after the one that
--- made `xs`.  Without it the compiler fuses the passes of the two forward
--- transforms of a 2^14-point product (they are independent), which keeps
--- four 64 KiB buffers alive at once, past the 227 KiB of shared memory of a
--- block on an H100/H200; in sequence the kernel needs three.
-local def after [k] (xs: [k]u32) (f: idx -> u32) : idx -> u32 =
-  let never = u32.bool (#[unsafe] xs[0] == u32.highest)
-  in \q -> f q | never
-
 -- The cyclic convolutions of length 2^ell2, modulo each prime, of `nr`
 -- pairs of rows (row r of operand o modulo prime i is `load i r o j`, in
 -- [0, 2p); operand 0 with itself if `square`), rows of one prime per
--- block: the forward transforms of both operands at once, the pointwise
+-- block: the forward transforms of both operands (with 16 values a
+-- thread the first operand's by a kernel of its own), the pointwise
 -- product times 2^-ell (ell the log2 of the whole transform), the inverse
 -- transform.  Returns the residues (in [0, 4p)) flat, row r modulo prime i
 -- at (i*rp + r) * 2^ell2, and rp (the rows per prime, padded to blocks).
@@ -812,29 +803,49 @@ local def conv_rows [k] (wide: bool) (square: bool) (tws: [k]u64) (lt: i64) (ell
     let t32 = i32.i64 tt
     let virt = vlog != 0
     let hi = if virt then vlog else e32
+    -- Block blk's prime context, pointwise scale and operands (operand o's
+    -- element q of the block's rows).
+    let block (blk: i64) =
+      let i = blk / nbp
+      let r0 = (blk % nbp) * ipb
+      let operand (o: idx) (q: idx) =
+        let r = r0 + i64.i32 (q >> e32)
+        in if r < nr then load i r o (q & (i32.i64 len - 1)) else 0
+      in (table_ctx tws lt i, #[unsafe] scales[i], operand)
+    -- A product of 16 values a thread (`split`) transforms its first
+    -- operand in a kernel of its own, through global memory.  In one kernel
+    -- that transform's buffer stays alive through the second operand's
+    -- five passes, and the compiler's greedy colouring of the buffers then
+    -- took three or four of them depending on the rest of the program (the
+    -- library's 2^13-point product kept four, 128 KiB: one block an SM).
+    -- Apart, each kernel's buffers form a chain (a pass reads only the one
+    -- before), which no colouring takes past three.  The second kernel
+    -- reads its row of `firsts` at an opaque index: at `blk` itself the
+    -- compiler fused the two kernels back into one, the transforms' passes
+    -- side by side, four buffers.
+    let split = virt && !sq
+    let firsts = if split
+                 then #[incremental_flattening(only_intra)]
+                      map (\blk -> let (pc, _, operand) = block blk
+                                   in (block_transform_v virt #fwd pc tt 0 hi (operand 0)).0 :> [8*tt]u32)
+                          (iota (3 * nbp))
+                 else []
     in
     #[incremental_flattening(only_intra)]
     map (\blk ->
-           let i = blk / nbp
-           let r0 = (blk % nbp) * ipb
-           let pc = table_ctx tws lt i
-           let operand (o: idx) (q: idx) =
-             let r = r0 + i64.i32 (q >> e32)
-             in if r < nr then load i r o (q & (i32.i64 len - 1)) else 0
-           let sc = #[unsafe] scales[i]
+           let (pc, sc, operand) = block blk
            let pw x y = shoup pc.p (mont pc.p x y) sc
-           -- The operands' transforms: one for a square, else both at once
-           -- (two lanes of 8 values), or with `virt` (16 values per thread
-           -- already) one after the other.
-           let (fa: []u32, ba) = if sq || virt then block_transform_v virt #fwd pc tt 0 hi (operand 0)
+           -- The buffer of the operands' transforms: one for a square, else
+           -- both at once (two lanes of 8 values), or with `split` the
+           -- second's (the first's is in `firsts`).
+           let (fs: []u32, ba) = if sq || virt then block_transform_v virt #fwd pc tt 0 hi (operand (if split then 1 else 0))
                                  else block_transform_pair pc tt 0 e32 operand
-           let fb = if virt && !sq then (block_transform_v virt #fwd pc tt 0 hi (after fa (operand 1))).0 else fa
            let prod q = if virt then let sl = i64.i32 (slot t32 ba q)
-                                     in pw (#[unsafe] fa[sl]) (#[unsafe] fb[sl])
+                                     in pw (if split then #[unsafe] firsts[opaque blk, sl] else #[unsafe] fs[sl]) (#[unsafe] fs[sl])
                         else if sq then let sl = i64.i32 (slot_w 9 ba q)
-                                        in pw (#[unsafe] fa[sl]) (#[unsafe] fa[sl])
+                                        in pw (#[unsafe] fs[sl]) (#[unsafe] fs[sl])
                         else let sl = i64.i32 (slot_w 17 ba q)
-                             in pw (#[unsafe] fa[sl]) (#[unsafe] fa[sl + 8])
+                             in pw (#[unsafe] fs[sl]) (#[unsafe] fs[sl + 8])
            let (buf, bb) = block_transform_v virt #inv pc tt 0 hi prod
            in results_v #inv virt tt (\q -> #[unsafe] buf[i64.i32 (slot_v virt tt bb q)]))
         (iota (3 * nbp))
