@@ -1004,10 +1004,9 @@ local def product_log (blog: i64) (m: i64) : i64 =
 -- The low `mo` limbs of the products (`mo` = m or 2m), reduced modulo
 -- 2^bits, with blocks of at most 2^blog transform points; with `cyc`
 -- the products modulo B^mo - 1 (cyclic convolutions of 2*mo digits,
--- `mul_cyclic_ntt`).  Not inlined:
--- one copy of the kernels serves every caller (and `square` is a runtime
--- choice in them), which keeps the compile time of programs with several
--- products down.
+-- `mul_cyclic_ntt`).  Not inlined: one copy of the kernels serves every
+-- caller (its arguments chosen at run time between kernels, or in them),
+-- which keeps the compile time of programs with several products down.
 #[noinline]
 local def mul_ntt [n][m] (blog: i64) (square: bool) (cyc: bool) (mo: i64) (bits: i64)
                          (a: [n][m]u64) (b: [n][m]u64) : [n][mo]u64 =

@@ -103,6 +103,14 @@ def thread_mul_full_limbs : i64 = 28
 -- block of 512 threads of 16 values / two rows of 2^12), at 2^18 bits
 -- 38564 / 33643 (two rows of 2^13 / four-step); ntt.fut's
 -- `two_row_products` now sends the latter to four-step with 13 too.
+-- 14 on the GPU measured again after the split products (ntt.fut,
+-- `conv_rows`: the first operand's transform in a kernel of its own, so
+-- the 2^14-point product no longer keeps three 64 KiB buffers): H200,
+-- 2026-11-29, 2^18 bits, 13 / 14 through the library's entries (`cpu`
+-- true for 14): `mul_lo` 30772 / 26620 us, `mul_full` 32649 / 28865
+-- (bench/results/h200-ntt-2e14-blocks.log).  Not switched yet: with 14
+-- the division's cyclic products reach 2^14 limbs, two rows of 2^14
+-- points, a path the cuda suite has not run.
 def ntt_block_log (cpu: bool) : i64 = if cpu then 14 else 13
 
 -- | `ntt_block_log` for squares, which transform one operand (two 64 KiB
