@@ -113,8 +113,8 @@ def test_mul_ladder_switches(ctx, rng, cpu):
 
 @pytest.mark.parametrize("log_bits", [12, 14, 16, 18, 20])
 def test_mul_ntt_wide(ctx, rng, log_bits):
-    """The NTT from 2^12 to 2^20 bits (one-block transforms up to 2^17 bits, four-step
-    above), batches of 1, 2 and 3, all-ones operands (the largest coefficients)."""
+    """The NTT from 2^12 to 2^20 bits (one-block transforms up to 2^18 bits, four-step
+    at 2^20), batches of 1, 2 and 3, all-ones operands (the largest coefficients)."""
     bits = 2**log_bits
     ones = mask(bits)
     a = [ones, rng.getrandbits(bits), 1 << (bits - 1)][: 1 + log_bits % 3]
@@ -123,40 +123,36 @@ def test_mul_ntt_wide(ctx, rng, log_bits):
     check_products(ctx, a, b, to_limbs(a, m), to_limbs(b, m), bits, MUL_NTT)
 
 
-@pytest.mark.parametrize("cpu", [False, True])
 @pytest.mark.parametrize("limbs", [1020, 1024, 1028, 1032, 2044, 2048, 2052, 4092, 4096, 4100, 4116])
-def test_mul_ntt_block_shapes(ctx, rng, limbs, cpu):
+def test_mul_ntt_block_shapes(ctx, rng, limbs):
     """One limb step below, at and above the widths where the NTT's kernels change
-    shape, with the GPU's and the CPUs' ``ntt_block_log`` (thresholds.fut) whatever the
-    backend. Both: 8 values a thread up to 1024 limbs (2^12 points; 1028-1040 wrap
-    into them, ``test_mul_ntt_wrapping`` has 1040 and 1044), 16 values a thread to
-    2048 limbs (2^13 points; 2052 wraps into them). GPU (13): four-step from 2068
-    (``two_row_products`` in ntt.fut), 4100 too. CPU (14): 16 values a thread up to
-    4096 limbs (2^14 points from 2068; 4100 wraps into them), two rows of 2^14 points
-    at 4116.
-    Squares (``ntt_sqr_block_log`` 14 on both) as the CPU's products. All-ones and
+    shape (``ntt_block_log`` 14 in thresholds.fut, every backend): 8 values a thread up
+    to 1024 limbs (2^12 points; 1028-1040 wrap into them, ``test_mul_ntt_wrapping`` has
+    1040 and 1044), 16 values a thread to 2048 limbs (2^13 points; 2052 wraps into
+    them) and to 4096 limbs (2^14 points, the first operand's transform in a kernel of
+    its own; 4100 wraps into them), two rows of 2^14 points at 4116 (four-step from
+    2^16 points: ``test_mul_ntt_wide`` at 2^20 bits). Products and squares, all-ones and
     random operands."""
     bits = 64 * limbs - 5
     a = [mask(bits), rng.getrandbits(bits)]
     b = [mask(bits), rng.getrandbits(bits)]
     m = storage_limbs(bits)
-    check_products(ctx, a, b, to_limbs(a, m), to_limbs(b, m), bits, MUL_NTT, cpu)
+    check_products(ctx, a, b, to_limbs(a, m), to_limbs(b, m), bits, MUL_NTT)
 
 
-@pytest.mark.parametrize("cpu", [False, True])
 @pytest.mark.parametrize("limbs", [256, 260, 264, 516, 1040, 1044, 2064, 2068])
-def test_mul_ntt_wrapping(ctx, rng, limbs, cpu):
+def test_mul_ntt_wrapping(ctx, rng, limbs):
     """Widths whose products take a transform of half the length with the few
     coefficients past its end computed apart (``wrap_log`` in ntt.fut: at most 64
     and at most 1/64 of the points): below, at and past the last width that wraps
     for 2^10 to 2^13 points; ``test_mul_ntt_block_shapes`` has the 2052- and
-    4100-limb products (4100 wraps into two rows of 2^13 with the GPU's blocks).
-    All-ones operands (the largest wrapped coefficients) and random ones."""
+    4100-limb products. All-ones operands (the largest wrapped coefficients) and
+    random ones."""
     bits = 64 * limbs - 5
     a = [mask(bits), rng.getrandbits(bits), mask(bits)]
     b = [mask(bits), rng.getrandbits(bits), rng.getrandbits(bits)]
     m = storage_limbs(bits)
-    check_products(ctx, a, b, to_limbs(a, m), to_limbs(b, m), bits, MUL_NTT, cpu)
+    check_products(ctx, a, b, to_limbs(a, m), to_limbs(b, m), bits, MUL_NTT)
 
 
 @pytest.mark.parametrize("bits", [1, 64, 200, 256, 449, 512, 700, 768, 1024, 1500, 1983, 2048, 2304, 4096])

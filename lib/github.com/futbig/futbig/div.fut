@@ -175,7 +175,7 @@ local def cyc_limbs (k: i64) : i64 =
 -- | Whether the cyclic product of L limbs replaces a low half of w limbs:
 -- the ladder multiplies w limbs by NTT and the cyclic transform is shorter.
 local def cyclic_pays (cpu: bool) (w: i64) (L: i64) : bool =
-  w >= ntt_lo_limbs cpu && L <= ntt_cyclic_max_limbs cpu && 2 * L < 1 << ntt_product_log cpu w
+  w >= ntt_lo_limbs cpu && L <= ntt_cyclic_max_limbs && 2 * L < 1 << ntt_product_log w
 
 -- (x*y) mod B^4 of one instance (x, y of at least one limb).
 local def low_product [k][l] (x: [k]u64) (y: [l]u64) : [cyc_low]u64 =
@@ -201,7 +201,7 @@ local def add_cyclic [n][L] (cpu: bool) (x: [n][L]u64) (y: [n][L]u64) : [n][L]u6
 -- 2L limbs.
 local def diff_by_cyclic [n][L][k] (cpu: bool) (w: i64) (tc: [n][L]u64) (tl: [n][cyc_low]u64)
                                    (x: [n][k]u64) (y: [n][k]u64) : [n][w]u64 =
-  let xy = mul_cyclic_ntt cpu L x y
+  let xy = mul_cyclic_ntt L x y
   -- e1 = s + c for tc + (B^L - 1 - xy) = s + c B^L: the end-around carry
   -- c is not added to s (a pass over the rows) but kept beside it.
   let (e1s, e1c) = add cpu (64 * L) tc (map (map (\x -> !x)) xy)

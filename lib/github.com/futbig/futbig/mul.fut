@@ -390,14 +390,14 @@ local def picks_ntt (method: i64) (from: i64) (m: i64) : bool =
 -- source.
 #[noinline]
 def mul_lo_by [n][m] (cpu: bool) (method: i64) (bits: i64) (a: [n][m]u64) (b: [n][m]u64) : [n][m]u64 =
-  if picks_ntt method (ntt_lo_limbs cpu) m then mul_lo_ntt cpu bits a b
+  if picks_ntt method (ntt_lo_limbs cpu) m then mul_lo_ntt bits a b
   else mul_lo_classical bits a b
 
 -- | The exact products (`2m` limbs) by `method`, switching at
 -- `ntt_full_limbs cpu`.
 #[noinline]
 def mul_full_by [n][m] (cpu: bool) (method: i64) (a: [n][m]u64) (b: [n][m]u64) : [n][m*2]u64 =
-  if picks_ntt method (ntt_full_limbs cpu) m then mul_full_ntt cpu a b
+  if picks_ntt method (ntt_full_limbs cpu) m then mul_full_ntt a b
   else mul_full_classical cpu a b
 
 -- | `a*a mod 2^bits` by `method`: the NTT transforms `a` once (a third

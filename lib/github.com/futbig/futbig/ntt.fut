@@ -758,15 +758,15 @@ def ntt_inverse_with [k][l] (blog: i64) (i: i64) (xs: [k][l]u32) : [k][l]u32 =
 -- l = 2^ell points, 8 <= l <= 2^23), in bit-reversed order: entry q is
 -- sum_j x_j w^(j * rev(q)) mod p in [0, p), where w is the principal l-th
 -- root of unity of the tables (`ntt_tables`) and rev reverses the ell bits
--- of q.  Inputs are any u32 (taken modulo p).  Up to 2^(ntt_block_log
--- cpu) points in one block kernel, longer four-step.
-def ntt_forward [k][l] (cpu: bool) (i: i64) (xs: [k][l]u32) : [k][l]u32 =
-  ntt_forward_with (ntt_block_log cpu) i xs
+-- of q.  Inputs are any u32 (taken modulo p).  Up to 2^ntt_block_log
+-- points in one block kernel, longer four-step.
+def ntt_forward [k][l] (i: i64) (xs: [k][l]u32) : [k][l]u32 =
+  ntt_forward_with ntt_block_log i xs
 
 -- | The inverse of `ntt_forward`: bit-reversed order in, natural order
 -- out, divided by l.
-def ntt_inverse [k][l] (cpu: bool) (i: i64) (xs: [k][l]u32) : [k][l]u32 =
-  ntt_inverse_with (ntt_block_log cpu) i xs
+def ntt_inverse [k][l] (i: i64) (xs: [k][l]u32) : [k][l]u32 =
+  ntt_inverse_with ntt_block_log i xs
 
 -- | Pointwise product modulo `ntt_prime i`, in [0, p): the forward
 -- transform of a cyclic convolution is the pointwise product of the
@@ -986,19 +986,11 @@ local def mul_four_step [n][m] (square: bool) (mo: i64) (bits: i64) (ell: i64) (
   let pos (l: i64) = blocked_pos (col_log ell1 ell2 - 1) ell1 (ell2 - 1) (i32.i64 l)
   in carry_rows n mo bits (\s l -> #[unsafe] xs[s, pos l]) (\s l -> #[unsafe] hs[s, pos l])
 
--- Whether products (not cyclic ones) of twice a block's length run as
--- two rows (else four-step): not with the GPU's blocks of 2^13 points,
--- whose products run 16 values a thread, the operands' transforms one
--- after the other (H200, 2^32-bit batches, 2^18-bit `a * b`: 38564 us as
--- two rows of 2^13 points, 33643 four-step with rows of 2^10; on the CPUs'
--- blocks of 2^14 points two rows were the faster, docs/multiplication.md).
-local def two_row_products (blog: i64) : bool = blog != ntt_block_log false
-
 -- Log2 of the transform of a product of m-limb operands with blocks of
 -- at most 2^blog points: the shorter transform of `wrap_log` where it
 -- runs in one block or as two rows (`mul_ntt`).
 local def product_log (blog: i64) (m: i64) : i64 =
-  let four_step (ell: i64) = row_log blog ell < ell && !(ell == blog + 1 && two_row_products blog)
+  let four_step (ell: i64) = row_log blog ell < ell && ell != blog + 1
   in if four_step (wrap_log m) then conv_log m else wrap_log m
 
 -- The low `mo` limbs of the products (`mo` = m or 2m), reduced modulo
@@ -1021,7 +1013,7 @@ local def mul_ntt [n][m] (blog: i64) (square: bool) (cyc: bool) (mo: i64) (bits:
   -- four-step path.  The
   -- last (inverse, DIT) stage turns residues u_j, v_j of the rows into
   -- u_j + w^-j v_j and u_j - w^-j v_j, where the CRT reads them.
-  let two_rows = ell2 < ell && ell == blog + 1 && (cyc || two_row_products blog)
+  let two_rows = ell2 < ell && ell == blog + 1
   in if ell2 < ell && !two_rows then mul_four_step square mo bits ell ell2 a b
      else let len = 1 << ell
           let e2 = if two_rows then blog else ell
@@ -1033,19 +1025,29 @@ local def mul_ntt [n][m] (blog: i64) (square: bool) (cyc: bool) (mo: i64) (bits:
             if j < i32.i64 (2 * m) then digit (if o == 0 then af else bf) m s j else 0
           -- Digit j modulo p in [0, 2p); a cyclic product's operands (at
           -- most 2L limbs, 2 len digits) are folded: digits j and j + len.
-          let reduced (p: u32) (o: idx) (s: i64) (j: idx) =
+          let reduced (fold: bool) (p: u32) (o: idx) (s: i64) (j: idx) =
             let x = shoup p (digit_at o s j) shoup_one
-            in if !cyc || 2 * m <= len then x
+            in if !fold then x
                else red2 p (x + shoup p (digit_at o s (j + i32.i64 len)) shoup_one)
-          let load (i: i64) (r: i64) (o: idx) (j: idx) =
+          -- Digit j of row r (with `halves`, of two rows a product).
+          let load (fold: bool) (halves: bool) (i: i64) (r: i64) (o: idx) (j: idx) =
             let p = ntt_prime i
-            let s = if two_rows then r >> 1 else r
-            let x = reduced p o s j
-            in if !two_rows then x
-               else let y = reduced p o s (j + i32.i64 (1 << e2))
+            let s = if halves then r >> 1 else r
+            let x = reduced fold p o s j
+            in if !halves then x
+               else let y = reduced fold p o s (j + i32.i64 (1 << e2))
                     let (r0, r1) = dif_bfly p (twiddle (table_ctx tws len i) #fwd (i32.i64 e2) j) x y
                     in if r & 1 == 0 then r0 else r1
-          let (rs, rp) = conv_rows true square tws len ell e2 (rows * n) load
+          let fold = cyc && 2 * m > len
+          -- The common case (one row a product, no folded digits) has
+          -- kernels of its own: with the other ways of loading a digit
+          -- chosen inside its first pass, that pass's code doubled and
+          -- the library's 2^15- and 2^16-bit products took 1.8-2.4 ms
+          -- more than a program's of the common case alone (H200,
+          -- docs/multiplication.md, "Split").
+          let (rs, rp) = if !fold && !two_rows
+                         then conv_rows true square tws len ell e2 n (load false false)
+                         else conv_rows true square tws len ell e2 (rows * n) (load fold two_rows)
           -- Residue j < len of product s modulo prime i.
           let res (i: i64) (s: i64) (j: idx) =
             if !two_rows then #[unsafe] rs[(i * rp + s) * len + i64.i32 j]
@@ -1098,24 +1100,24 @@ local def mul_ntt [n][m] (blog: i64) (square: bool) (cyc: bool) (mo: i64) (bits:
                      else carry_rows n mo bits (\s l -> #[unsafe] xs[s, l]) (\s l -> #[unsafe] hs[s, l])
 
 -- | The exact products `a*b` (`2m` limbs) by NTT: one block kernel per
--- step up to transforms of 2^(ntt_block_log cpu) points, two rows of
--- them up to twice that, four-step above; any width m (a multiple of 4)
--- up to 2^21 limbs.
-def mul_full_ntt [n][m] (cpu: bool) (a: [n][m]u64) (b: [n][m]u64) : [n][m*2]u64 =
-  mul_ntt (ntt_block_log cpu) false false (m*2) (128*m) a b
+-- step up to transforms of 2^ntt_block_log points, two rows of them up
+-- to twice that, four-step above; any width m (a multiple of 4) up to
+-- 2^21 limbs.
+def mul_full_ntt [n][m] (a: [n][m]u64) (b: [n][m]u64) : [n][m*2]u64 =
+  mul_ntt ntt_block_log false false (m*2) (128*m) a b
 
 -- | `a*b mod 2^bits` (bits <= 64m) by NTT.
-def mul_lo_ntt [n][m] (cpu: bool) (bits: i64) (a: [n][m]u64) (b: [n][m]u64) : [n][m]u64 =
-  mul_ntt (ntt_block_log cpu) false false m bits a b
+def mul_lo_ntt [n][m] (bits: i64) (a: [n][m]u64) (b: [n][m]u64) : [n][m]u64 =
+  mul_ntt ntt_block_log false false m bits a b
 
--- | The exact squares `a*a` by NTT: one forward transform per prime, one
--- block kernel per step up to 2^ntt_sqr_block_log points (2^18 bits).
+-- | The exact squares `a*a` by NTT: one forward transform per prime,
+-- shaped as `mul_full_ntt`.
 def sqr_full_ntt [n][m] (a: [n][m]u64) : [n][m*2]u64 =
-  mul_ntt ntt_sqr_block_log true false (m*2) (128*m) a a
+  mul_ntt ntt_block_log true false (m*2) (128*m) a a
 
 -- | `a*a mod 2^bits` by NTT.
 def sqr_lo_ntt [n][m] (bits: i64) (a: [n][m]u64) : [n][m]u64 =
-  mul_ntt ntt_sqr_block_log true false m bits a a
+  mul_ntt ntt_block_log true false m bits a a
 
 -- | `mul_full_ntt` (`square` false) or `sqr_full_ntt` (true) with blocks
 -- of at most 2^blog transform points (3 <= blog <= 14), so that tests
@@ -1130,11 +1132,11 @@ def mul_lo_ntt_with [n][m] (blog: i64) (square: bool) (bits: i64) (a: [n][m]u64)
 
 -- | Log2 of the transform length of `mul_lo_ntt` (and `mul_full_ntt`) for
 -- m-limb operands, to compare with `mul_cyclic_ntt`'s `2 L` points.
-def ntt_product_log (cpu: bool) (m: i64) : i64 = product_log (ntt_block_log cpu) m
+def ntt_product_log (m: i64) : i64 = product_log ntt_block_log m
 
 -- | The longest cyclic product `mul_cyclic_ntt` serves: its transform of
 -- 2L points runs in one block or as two rows.
-def ntt_cyclic_max_limbs (cpu: bool) : i64 = 1 << ntt_block_log cpu
+def ntt_cyclic_max_limbs : i64 = 1 << ntt_block_log
 
 -- | `a*b mod (B^L - 1)` (B = 2^64) by one cyclic convolution of 2L digits
 -- (a transform of 2L points, half that of the product), for L a power of
@@ -1142,9 +1144,9 @@ def ntt_cyclic_max_limbs (cpu: bool) : i64 = 1 << ntt_block_log cpu
 -- The result lies in [0, B^L - 1]: B^L - 1 stands for 0.  A caller that
 -- knows a*b up to a small difference (a division's remainder, a Newton
 -- step's error) recovers it from this and the product's low limbs.
-def mul_cyclic_ntt [n][m] (cpu: bool) (L: i64) (a: [n][m]u64) (b: [n][m]u64) : [n][L]u64 =
-  assert (L >= 8 && L <= ntt_cyclic_max_limbs cpu && L & (L - 1) == 0 && m <= 2 * L)
-         (mul_ntt (ntt_block_log cpu) false true L (64 * L) a b)
+def mul_cyclic_ntt [n][m] (L: i64) (a: [n][m]u64) (b: [n][m]u64) : [n][L]u64 =
+  assert (L >= 8 && L <= ntt_cyclic_max_limbs && L & (L - 1) == 0 && m <= 2 * L)
+         (mul_ntt ntt_block_log false true L (64 * L) a b)
 
 -- | `mul_cyclic_ntt` with blocks of at most 2^blog points (tests: two rows
 -- at small widths).

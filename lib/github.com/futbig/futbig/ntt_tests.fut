@@ -16,7 +16,7 @@ import "thresholds"
 --           [15u64, 0u64, 0u64, 0u64, 0u64, 0u64, 0u64, 0u64]] }
 -- input { empty([0][4]u64) empty([0][4]u64) }
 -- output { empty([0][8]u64) }
-entry test_mul_full_ntt_small [n][m] (a: [n][m]u64) (b: [n][m]u64) = mul_full_ntt false a b
+entry test_mul_full_ntt_small [n][m] (a: [n][m]u64) (b: [n][m]u64) = mul_full_ntt a b
 
 -- TRANSFORMS.  (blog, prime, rows, length): blog is the log2 of the
 -- longest transform a block takes (`ntt_block_log`: 13 on the GPU, 14 on a CPU;
@@ -90,7 +90,7 @@ entry test_transform_identity (blog: i64) (i: i64) (k: i64) (l: i64) : bool =
   let xs = rows (u64.i64 (3 * l + i)) k l
   let f = ntt_forward_with blog i xs
   in all_eq32 (ntt_inverse_with blog i f) (map (map (% ntt_prime i)) xs)
-     && (l > 16384 || all_eq32 f (ntt_forward false i xs))
+     && (l > 16384 || all_eq32 f (ntt_forward i xs))
 
 -- Whether the transforms compute cyclic convolutions: inverse(forward(x)
 -- * forward(y)) against the schoolbook convolution modulo p.
@@ -182,7 +182,7 @@ def check_products [n][m] (blog: i64) (bits: i64) (a: [n][m]u64) (b: [n][m]u64) 
 -- input { 1i64 25u64 1i64 16384i64 1048500i64 } output { true }
 entry test_products (kind: i64) (seed: u64) (n: i64) (m: i64) (bits: i64) : bool =
   let (a, b) = operands kind seed n m bits
-  in check_products (ntt_block_log false) bits a b
+  in check_products ntt_block_log bits a b
 
 -- Products with blocks of at most 2^blog points: the four-step path at
 -- small widths (blog < 13); two rows of 2^9 points wrapping (blog 9, 260
@@ -266,12 +266,12 @@ entry test_widest (m: i64) : bool =
   let b = [rnd 2, ones]
   let ones_sq = tabulate (m * 2) (\j -> if j == 0 then 1 else if j < m then 0
                                         else if j == m then u64.highest - 1 else u64.highest)
-  let ab = mul_full_ntt false a b
+  let ab = mul_full_ntt a b
   let aa = sqr_full_ntt a
   let lo (r: [m*2]u64) = mask_row bits (take m r)
   in and (map2 (==) ab[0] (mul_full_by false mul_classical [a[0]] [b[0]])[0])
      && and (map2 (==) ab[1] ones_sq)
      && and (map2 (==) aa[1] ones_sq)
-     && and (map2 (==) aa[0] (mul_full_ntt false [a[0]] [a[0]])[0])
-     && all_eq (mul_lo_ntt false bits a b) (map lo ab)
+     && and (map2 (==) aa[0] (mul_full_ntt [a[0]] [a[0]])[0])
+     && all_eq (mul_lo_ntt bits a b) (map lo ab)
      && all_eq (sqr_lo_ntt bits a) (map lo aa)

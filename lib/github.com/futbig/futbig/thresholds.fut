@@ -79,45 +79,19 @@ def thread_mul_full_limbs : i64 = 28
 -- 40275 / 54012, 32768 bits 73652 / 43797; `sqr_lo` 16384 bits 26299 /
 -- 43460, 32768 bits 55086 / 36605.
 
--- | Log2 of the longest NTT (points) whose whole product runs in one
--- block kernel (ntt.fut): 13 is 512 threads of 16 values (since
--- 2026-11-29; 1024 threads of 8 before), 14 is 1024
--- threads of 16 (2^18-bit operands in one kernel instead of two rows of
--- 2^13 points; transforms twice as long as the blocks run as two rows,
--- longer ones four-step).
--- 13 on the GPU: at 14 a product's block needs 192 KiB of shared memory
--- (three 64 KiB buffers: its two forward transforms run one after the
--- other), so one block of 1024 threads per SM, and the second forward
--- transform no longer overlaps the first.  H200, 2026-11-26, 2^18 bits,
--- 13 / 14: `mul_lo` 34905 / 44704, `mul_full` 36314 / 46882 (2^17 bits,
--- where both take one block of 2^13 points, 26096 / 26095).  14 on a CPU,
--- where a block is a task and the four-step passes cost more than they
--- save: multicore, 2 cores, 2^23-bit batch, `mul_lo` 93749 / 63957 (one
--- noisy run, 2026-11-26); through the ladder (`python -m futbig bench`,
--- the same shape), 2^18-bit `mul` 71902 / 62313 us, `mul_full` 72044 /
--- 63282 (2^17 bits unchanged, 52588 / 53017).  (Those GPU figures are
--- 14 against four-step; two rows of 2^13 points, 2026-11-28: `mul_full`
--- 29498 us, four-step 34202.)
--- 12 on the GPU was measured on 2026-11-29 and not kept (H200, library,
--- 2^32-bit batches, 13 / 12): `a * b` at 2^17 bits 31697 / 33250 us (one
--- block of 512 threads of 16 values / two rows of 2^12), at 2^18 bits
--- 38564 / 33643 (two rows of 2^13 / four-step); ntt.fut's
--- `two_row_products` now sends the latter to four-step with 13 too.
--- 14 on the GPU measured again after the split products (ntt.fut,
--- `conv_rows`: the first operand's transform in a kernel of its own, so
--- the 2^14-point product no longer keeps three 64 KiB buffers): H200,
--- 2026-11-29, 2^18 bits, 13 / 14 through the library's entries (`cpu`
--- true for 14): `mul_lo` 30772 / 26620 us, `mul_full` 32649 / 28865
--- (bench/results/h200-ntt-2e14-blocks.log).  Not switched yet: with 14
--- the division's cyclic products reach 2^14 limbs, two rows of 2^14
--- points, a path the cuda suite has not run.
-def ntt_block_log (cpu: bool) : i64 = if cpu then 14 else 13
-
--- | `ntt_block_log` for squares, which transform one operand (two 64 KiB
--- buffers, 128 KiB): H200, 2026-11-26, `sqr_lo` at 2^18 bits 25707 (13,
--- four-step) / 20741 (14, one block); multicore (2 cores, 2^23-bit batch)
--- 56067 / 44125.
-def ntt_sqr_block_log : i64 = 14
+-- | Log2 of the longest NTT (points) whose whole product or square runs
+-- in one block kernel pair (ntt.fut: 1024 threads of 16 values, the first
+-- operand's transform in a kernel of its own), on every backend;
+-- transforms twice as long run as two rows of such blocks, longer ones
+-- four-step (rows of at most 2^13 points).  H200, 2^32-bit batches,
+-- through the library, 2026-12-01, 13 / 14: 2^18-bit `a * b` 30845 /
+-- 26146 us, `fb.mul_full` 32692 / 28426; at 2^19 bits (four-step / two
+-- rows of 2^14) 31429 / 31076 and 33503 / 33801.  Squares 25707 / 20741
+-- at 2^18 bits (2026-11-26).  Multicore (2 cores, 2^23-bit batches):
+-- 2^18-bit `mul` 71902 / 62313 us, `sqr_lo` 56067 / 44125.  Earlier
+-- measurements (13 on the GPU while a 2^14-point product kept three 64
+-- KiB buffers; 12): docs/multiplication.md, "Block size".
+def ntt_block_log : i64 = 14
 
 -- | Widths (limbs) from which `mul_lo` multiplies by the NTT rather than
 -- classically.  On the GPU where the classical time, linear in the width
