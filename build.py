@@ -62,8 +62,13 @@ SLOW_SPECS = ["modular_tests", "ntt_tests", "mul_tests", "div_tests", "fused_tes
 # fewer collections. `futhark c ntt_tests.fut`, two compiles at once on the 2-core build
 # machine (2026-11-29): 820 s of wall time (777 s of CPU, 238 s of it collecting garbage)
 # with the compiler's own `-maxN16 -qg1 -A16M`, 616 s (574, 139) with these, at 8.6
-# against 9.2 GB of resident memory.
-FUTHARK_RTS = "-N1 -A512M"
+# against 9.2 GB of resident memory. `-M10g` caps the heap: uncapped, GHC grows it to
+# about 2.5x the live data: of a variant of the library with a second set of the NTT's
+# kernels (2026-12-01, not kept), `futhark c` and `futhark multicore` took 15 GB each and
+# side by side ran the 23 GB build machine out of memory; capped, the oldest generation is
+# compacted near the cap, and the two ran side by side in 19 min (`futhark c`: 6.0 GB
+# maximum residency, 10.7 GB resident, 356 of 1136 s collecting garbage).
+FUTHARK_RTS = "-N1 -A512M -M10g"
 GEN_DIR = ROOT / "gen"  # the generated C of every backend, staged for the sdist
 GEN_HASH = GEN_DIR / "SOURCES.sha256"  # generated_c_hash() of the sources the C in GEN_DIR came from
 GEN_FILES = ("futbig.c", "futbig.h", "futbig.json")
@@ -619,7 +624,8 @@ def build_backend(futhark: Path, py: Path, backend: str) -> None:
 
 # Memory one compiler job may hold: `futhark c --library` of the library peaked at 8.2 GB
 # (2026-11-28), `futhark c ntt_tests.fut` at 8.6 GB (FUTHARK_RTS, 2026-11-29), and gcc
-# then takes a few GB of its own on the C.
+# then takes a few GB of its own on the C; FUTHARK_RTS's heap cap holds a compile to
+# 10.7 GB resident (two fit on a 23 GB machine).
 JOB_BYTES = 9 * 2**30
 # The backends, the slowest to build first (2-core build machine, clean-clone CI run of
 # 2026-11-29: multicore 18 min of code generation and 8.5 of gcc, cuda 16.5, c 13 and 4.5),

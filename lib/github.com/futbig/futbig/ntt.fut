@@ -1025,29 +1025,19 @@ local def mul_ntt [n][m] (blog: i64) (square: bool) (cyc: bool) (mo: i64) (bits:
             if j < i32.i64 (2 * m) then digit (if o == 0 then af else bf) m s j else 0
           -- Digit j modulo p in [0, 2p); a cyclic product's operands (at
           -- most 2L limbs, 2 len digits) are folded: digits j and j + len.
-          let reduced (fold: bool) (p: u32) (o: idx) (s: i64) (j: idx) =
+          let reduced (p: u32) (o: idx) (s: i64) (j: idx) =
             let x = shoup p (digit_at o s j) shoup_one
-            in if !fold then x
+            in if !cyc || 2 * m <= len then x
                else red2 p (x + shoup p (digit_at o s (j + i32.i64 len)) shoup_one)
-          -- Digit j of row r (with `halves`, of two rows a product).
-          let load (fold: bool) (halves: bool) (i: i64) (r: i64) (o: idx) (j: idx) =
+          let load (i: i64) (r: i64) (o: idx) (j: idx) =
             let p = ntt_prime i
-            let s = if halves then r >> 1 else r
-            let x = reduced fold p o s j
-            in if !halves then x
-               else let y = reduced fold p o s (j + i32.i64 (1 << e2))
+            let s = if two_rows then r >> 1 else r
+            let x = reduced p o s j
+            in if !two_rows then x
+               else let y = reduced p o s (j + i32.i64 (1 << e2))
                     let (r0, r1) = dif_bfly p (twiddle (table_ctx tws len i) #fwd (i32.i64 e2) j) x y
                     in if r & 1 == 0 then r0 else r1
-          let fold = cyc && 2 * m > len
-          -- The common case (one row a product, no folded digits) has
-          -- kernels of its own: with the other ways of loading a digit
-          -- chosen inside its first pass, that pass's code doubled and
-          -- the library's 2^15- and 2^16-bit products took 1.8-2.4 ms
-          -- more than a program's of the common case alone (H200,
-          -- docs/multiplication.md, "Split").
-          let (rs, rp) = if !fold && !two_rows
-                         then conv_rows true square tws len ell e2 n (load false false)
-                         else conv_rows true square tws len ell e2 (rows * n) (load fold two_rows)
+          let (rs, rp) = conv_rows true square tws len ell e2 (rows * n) load
           -- Residue j < len of product s modulo prime i.
           let res (i: i64) (s: i64) (j: idx) =
             if !two_rows then #[unsafe] rs[(i * rp + s) * len + i64.i32 j]
