@@ -55,12 +55,10 @@
 -- does the work of thread t + s*T of a block of 2T, its buffers in rows
 -- (slot k*2T + t) as they take a slot less a thread.
 --
--- Paths.  Up to L = 2^ntt_block_log transform points for products and
--- 2^ntt_sqr_block_log for squares (thresholds.fut: 13 and 14; products of
--- 2^14 points are exact too but slower, see there), the whole product
--- runs in one block kernel (`conv_rows`: blocks of 256 threads of 8 values
--- up to 2^11 points, 512 at 2^12, 512 of 16 values at 2^13 and 1024 of 16
--- at 2^14): both forward transforms, the pointwise product and the
+-- Paths.  Up to L = 2^ntt_block_log transform points (thresholds.fut:
+-- 14), the whole product runs in one block kernel (`conv_rows`: blocks
+-- of 256 threads of 8 values up to 2^11 points, 512 at 2^12, 512 of 16
+-- values at 2^13 and 1024 of 16 at 2^14): both forward transforms, the pointwise product and the
 -- inverse transform for each prime (with 16 values a thread, the first
 -- operand's transform in a kernel before), then the CRT and the carry
 -- scan (`add_quads_with`; a scan per row for the full products of 2^14

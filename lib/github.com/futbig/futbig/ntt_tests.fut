@@ -19,9 +19,9 @@ import "thresholds"
 entry test_mul_full_ntt_small [n][m] (a: [n][m]u64) (b: [n][m]u64) = mul_full_ntt a b
 
 -- TRANSFORMS.  (blog, prime, rows, length): blog is the log2 of the
--- longest transform a block takes (`ntt_block_log`: 13 on the GPU, 14 on a CPU;
--- a product's block of 2^13 or 2^14 points runs 16 values a thread; smaller
--- values send shorter transforms through the four-step path).
+-- longest transform a block takes (`ntt_block_log`: 14; a product's block
+-- of 2^13 or 2^14 points runs 16 values a thread; smaller values send
+-- shorter transforms through the four-step path).
 
 -- Pseudo-random u32 rows, many of them at or above the primes.
 local def rows (seed: u64) (k: i64) (l: i64) : [k][l]u32 =

@@ -84,13 +84,14 @@ def thread_mul_full_limbs : i64 = 28
 -- operand's transform in a kernel of its own), on every backend;
 -- transforms twice as long run as two rows of such blocks, longer ones
 -- four-step (rows of at most 2^13 points).  H200, 2^32-bit batches,
--- through the library, 2026-12-01, 13 / 14: 2^18-bit `a * b` 30845 /
--- 26146 us, `fb.mul_full` 32692 / 28426; at 2^19 bits (four-step / two
--- rows of 2^14) 31429 / 31076 and 33503 / 33801.  Squares 25707 / 20741
--- at 2^18 bits (2026-11-26).  Multicore (2 cores, 2^23-bit batches):
--- 2^18-bit `mul` 71902 / 62313 us, `sqr_lo` 56067 / 44125.  Earlier
--- measurements (13 on the GPU while a 2^14-point product kept three 64
--- KiB buffers; 12): docs/multiplication.md, "Block size".
+-- through the library's entries, 13 / 14: 2^18-bit `a * b` 30772 / 26620
+-- us, `fb.mul_full` 32649 / 28865 (2026-11-29); at 2^19 bits (four-step /
+-- two rows of 2^14) 31429 / 31076 and 33503 / 33801 (2026-12-01).
+-- Squares 25707 / 20741 at 2^18 bits (2026-11-26).  Multicore (2 cores,
+-- 2^23-bit batches): 2^18-bit `mul` 71902 / 62313 us, `sqr_lo` 56067 /
+-- 44125.  Earlier measurements (13 on the GPU while a 2^14-point product
+-- kept three 64 KiB buffers; 12): docs/multiplication.md, "Why products
+-- stay at 13 and squares take 14" and after.
 def ntt_block_log : i64 = 14
 
 -- | Widths (limbs) from which `mul_lo` multiplies by the NTT rather than
