@@ -72,9 +72,9 @@
 -- the CRT reads the residues.
 -- Cyclic products (`mul_cyclic_ntt`, a*b mod B^L - 1) skip the zero
 -- padding: one transform of 2L points for operands of up to 2L limbs (the
--- digits past the transform folded onto the ones below), the carry out of
--- the top wrapping to the bottom; the division takes them where it knows
--- a product up to a small difference.
+-- wider ones reduced modulo B^L - 1 first, by an addition), the carry out
+-- of the top wrapping to the bottom; the division takes them where it
+-- knows a product up to a small difference.
 -- Longer transforms run four-step, rows of at most 2^13 points: L = L1*L2,
 -- the stages on the top bits of the index as transforms of length L1 over
 -- columns (blocks of c adjacent columns), the rest as transforms of length
@@ -898,19 +898,23 @@ local def carry_rows (n: i64) (mo: i64) (bits: i64) (lo: i64 -> i64 -> u64) (hi:
                     in mask_row bits (add_row carry_none x h).0)
   |> row_major
 
--- The sums of limb parts as `carry_rows`, modulo B^L - 1 (L = mo): the
--- high part of the top limb wraps onto limb 0, and the carry out of the
--- top re-enters at the bottom.  Both addends are at most B^L - 1, so the
--- second addition carries nothing out; the result is in [0, B^L - 1].
--- The scans are flattened (only_inner): left to the compiler, 32768 rows
--- of 1024 limbs ran one thread per row, a sequential scan each (H200, the
--- 2^17-bit division's three cyclic products: 6845 us).
-local def carry_cyclic (n: i64) (mo: i64) (lo: i64 -> i64 -> u64) (hi: i64 -> i64 -> u64) : [n][mo]u64 =
+-- `x + y` modulo B^L - 1 (L = mo) for `n` pairs of rows of `mo` limbs
+-- (limb l of row s `x s l`, `y s l`): the carry out of the top re-enters
+-- at the bottom.  Both addends are at most B^L - 1, so x + y + c carries
+-- nothing out; the result is in [0, B^L - 1].  One carry scan serves both
+-- additions: the carry into limb l of x + y + c is `carry_op c` of the
+-- scan's prefix below l.  The scans are flattened (only_inner): left to
+-- the compiler, 32768 rows of 1024 limbs ran one thread per row, a
+-- sequential scan each (H200, the 2^17-bit division's three cyclic
+-- products: 6845 us).
+local def cyclic_sum (n: i64) (mo: i64) (x: i64 -> i64 -> u64) (y: i64 -> i64 -> u64) : [n][mo]u64 =
   #[incremental_flattening(only_inner)]
-  tabulate n (\s -> let x = tabulate mo (lo s)
-                    let h = tabulate mo (\l -> hi s (if l == 0 then mo - 1 else l - 1))
-                    let (y, c) = add_row carry_none x h
-                    in (add_row (if c then carry_one else carry_none) y (replicate mo 0)).0)
+  tabulate n (\s -> let xs = tabulate mo (x s)
+                    let ys = tabulate mo (y s)
+                    let incl = scan carry_op carry_none (map2 (\u v -> carry_of_sum u (u + v)) xs ys)
+                    let c = if mo > 0 && last incl & 1 == 1 then carry_one else carry_none
+                    in tabulate mo (\l -> let cl = if l == 0 then c else carry_op c incl[l - 1]
+                                          in xs[l] + ys[l] + u64.u32 (cl & 1)))
   |> row_major
 
 -- The last step of the four-step product: the inverse column stages of
@@ -1016,25 +1020,40 @@ local def mul_ntt [n][m] (blog: i64) (square: bool) (cyc: bool) (mo: i64) (bits:
      else let len = 1 << ell
           let e2 = if two_rows then blog else ell
           let tws = ntt_tables len
-          let (af, bf) = (opaque (flatten a), opaque (flatten b))
+          -- A cyclic product's operands (at most 2L limbs, L = mo) have up
+          -- to 2 len digits, folded where they are loaded (below); as two
+          -- rows, those of more than L limbs are first reduced modulo B^L
+          -- - 1 by an addition (2^20-bit divisions: L = 2^14), so that no
+          -- element is loaded from more than two digits.
+          let fold (x: [n][m]u64) = cyclic_sum n mo (\s l -> #[unsafe] x[s, l])
+                                                    (\s l -> if mo + l < m then #[unsafe] x[s, mo + l] else 0)
+          let (af, bf, mf) = if cyc && two_rows && m > mo then (flatten (fold a), flatten (fold b), mo)
+                             else (flatten a, flatten b, m)
+          let (af, bf) = (opaque af, opaque bf)
           let rows = if two_rows then 2 else 1
-          -- Row r = rows*s + t of product s.
+          -- Digit j of product s, 0 past its 2 mf digits.
           let digit_at (o: idx) (s: i64) (j: idx) =
-            if j < i32.i64 (2 * m) then digit (if o == 0 then af else bf) m s j else 0
-          -- Digit j modulo p in [0, 2p); a cyclic product's operands (at
-          -- most 2L limbs, 2 len digits) are folded: digits j and j + len.
-          let reduced (p: u32) (o: idx) (s: i64) (j: idx) =
-            let x = shoup p (digit_at o s j) shoup_one
-            in if !cyc || 2 * m <= len then x
-               else red2 p (x + shoup p (digit_at o s (j + i32.i64 len)) shoup_one)
+            if j < i32.i64 (2 * mf) then digit (if o == 0 then af else bf) mf s j else 0
+          -- Element j modulo prime i of row r = rows*s + t of product s, in
+          -- [0, 2p): digit j (x); or from digits j and j + h, x and y, with
+          -- two rows (h = 2^e2) the first forward stage (x + y, (x - y)
+          -- w^j), where y is 0 but for a wrapping transform's few digits,
+          -- and for a cyclic product's folded digits (h = len) x + y.  Two
+          -- ways, not one for each case: with the folding a way of its
+          -- own, the first pass's code doubled, and the library's 2^15- and
+          -- 2^16-bit products took 1.8-2.4 ms more than a program's of
+          -- one-row products alone; with one way for all, loading the
+          -- second digit and the twiddle for every element, 6-10% more
+          -- (H200, docs/multiplication.md, "Two ways of loading").
+          let paired = two_rows || (cyc && 2 * mf > len)
           let load (i: i64) (r: i64) (o: idx) (j: idx) =
             let p = ntt_prime i
             let s = if two_rows then r >> 1 else r
-            let x = reduced p o s j
-            in if !two_rows then x
-               else let y = reduced p o s (j + i32.i64 (1 << e2))
-                    let (r0, r1) = dif_bfly p (twiddle (table_ctx tws len i) #fwd (i32.i64 e2) j) x y
-                    in if r & 1 == 0 then r0 else r1
+            let x = shoup p (digit_at o s j) shoup_one
+            in if !paired then x
+               else let y = shoup p (digit_at o s (j + i32.i64 (1 << e2))) shoup_one
+                    in if !two_rows || r & 1 == 0 then red2 p (x + y)
+                       else shoup p (x - y + 2 * p) (twiddle (table_ctx tws len i) #fwd (i32.i64 e2) j)
           let (rs, rp) = conv_rows true square tws len ell e2 (rows * n) load
           -- Residue j < len of product s modulo prime i.
           let res (i: i64) (s: i64) (j: idx) =
@@ -1084,7 +1103,9 @@ local def mul_ntt [n][m] (blog: i64) (square: bool) (cyc: bool) (mo: i64) (bits:
           in if mo <= max_block_limbs && !two_rows && !cyc then crt_blocks n mo fin coef
              else -- Full products of 2^14-point transforms (8192 limbs), the two rows' products, cyclic products.
                   let (xs, hs) = unzip (map unzip (tabulate_2d n mo (\s l -> limb_parts (coef s) (i32.i64 l))))
-                  in if cyc then carry_cyclic n mo (\s l -> #[unsafe] xs[s, l]) (\s l -> #[unsafe] hs[s, l])
+                  -- The high part of the top limb wraps onto limb 0.
+                  in if cyc then cyclic_sum n mo (\s l -> #[unsafe] xs[s, l])
+                                                 (\s l -> #[unsafe] hs[s, if l == 0 then mo - 1 else l - 1])
                      else carry_rows n mo bits (\s l -> #[unsafe] xs[s, l]) (\s l -> #[unsafe] hs[s, l])
 
 -- | The exact products `a*b` (`2m` limbs) by NTT: one block kernel per
