@@ -1043,7 +1043,7 @@ local def mul_ntt [n][m] (blog: i64) (square: bool) (cyc: bool) (mo: i64) (bits:
           -- own, the first pass's code doubled, and the library's 2^15- and
           -- 2^16-bit products took 1.8-2.4 ms more than a program's of
           -- one-row products alone; with one way for all, loading the
-          -- second digit and the twiddle for every element, 6-10% more
+          -- second digit and the twiddle for every element, 5-11% more
           -- (H200, docs/multiplication.md, "Two ways of loading").
           let paired = two_rows || (cyc && 2 * mf > len)
           let load (i: i64) (r: i64) (o: idx) (j: idx) =
