@@ -72,9 +72,10 @@
 -- the CRT reads the residues.
 -- Cyclic products (`mul_cyclic_ntt`, a*b mod B^L - 1) skip the zero
 -- padding: one transform of 2L points for operands of up to 2L limbs (the
--- wider ones reduced modulo B^L - 1 first, by an addition), the carry out
--- of the top wrapping to the bottom; the division takes them where it
--- knows a product up to a small difference.
+-- digits past the transform folded onto the ones below as they are
+-- loaded; as two rows, operands wider than L limbs are reduced modulo B^L
+-- - 1 first), the carry out of the top wrapping to the bottom; the
+-- division takes them where it knows a product up to a small difference.
 -- Longer transforms run four-step, rows of at most 2^13 points: L = L1*L2,
 -- the stages on the top bits of the index as transforms of length L1 over
 -- columns (blocks of c adjacent columns), the rest as transforms of length
