@@ -164,18 +164,22 @@ def ntt_tables (lt: i64) : [6*lt]u64 =
   let ell = i64.i32 (i64.ctz lt)
   let half_log = i64.max 0 (ell - 1)
   let s = (half_log + 1) / 2
-  let table (i: i64) (inverse: bool) : [lt]u64 =
-    let p = ntt_prime i
-    let w = loop w = ntt_root i inverse for _i < ntt_max_log - ell do mulmod p w w
-    -- w^x for x < lt/2 as w^(x_hi * 2^s) * w^x_lo.
-    let lo = tabulate (1 << s) (\x -> powmod p w x)
-    let hi = tabulate (1 << (half_log - s)) (\x -> powmod p w (x << s))
-    in tabulate lt (\j -> if j == 0 then shoup_pack p 1
-                          else let k = 63 - i64.i32 (i64.clz j)
-                               let x = (j - (1 << k)) << (ell - 1 - k)
-                               in shoup_pack p (mulmod p hi[x >> s] lo[x & ((1 << s) - 1)]))
-  in table 0 false ++ table 0 true ++ table 1 false ++ table 1 true
-     ++ table 2 false ++ table 2 true :> [6*lt]u64
+  let (nlo, nhi) = (1 << s, 1 << (half_log - s))
+  -- Table t's root of order lt, w, and its powers w^x for x < lt/2 as
+  -- w^(x_hi * 2^s) * w^x_lo: the small tables of all six in one kernel and
+  -- the tables in another (built table by table and concatenated, they
+  -- took 18 kernels and 6 copies, 0.15-0.27 ms a product on the H200).
+  let small = tabulate_2d 6 (nlo + nhi) (\t x ->
+                let p = ntt_prime (t / 2)
+                let w = loop w = ntt_root (t / 2) (t % 2 == 1) for _i < ntt_max_log - ell do mulmod p w w
+                in powmod p w (if x < nlo then x else (x - nlo) << s))
+  in tabulate (6 * lt) (\k ->
+       let (t, j) = (k / lt, k % lt)
+       let p = ntt_prime (t / 2)
+       in if j == 0 then shoup_pack p 1
+          else let h = 63 - i64.i32 (i64.clz j)
+               let x = (j - (1 << h)) << (ell - 1 - h)
+               in shoup_pack p (mulmod p (#[unsafe] small[t, nlo + (x >> s)]) (#[unsafe] small[t, x & (nlo - 1)])))
 
 -- | A transform direction: `#fwd` (decimation in frequency) or `#inv`
 -- (decimation in time, without the 1/L).
@@ -571,19 +575,6 @@ local def limb_parts (coef: idx -> (u64, u64)) (l: idx) : (u64, u64) =
   let x = al + (bl << 32)
   in (x, ah + (bl >> 32) + (bh << 32) + u64.bool (x < al))
 
--- The sum of limb parts as quads: thread i of `g` (seg per instance) adds
--- the low limbs 4i'..4i'+3 of its instance to the high parts of limbs
--- 4i'-1..4i'+2, with the block-wide carry scan.
-local def carry_quads 'a (g: i64) (seg: i64) (coef: idx -> idx -> (u64, u64))
-                         (finish: i64 -> quad -> bool -> a) : [g]a =
-  let parts (i: i64) (d: idx) =
-    let s = i32.i64 (quot32 i seg)
-    let l = 4 * i32.i64 (rem32 i seg) + d
-    in if l < 0 then (0, 0) else limb_parts (coef s) l
-  let xq i = ((parts i 0).0, (parts i 1).0, (parts i 2).0, (parts i 3).0)
-  let yq i = ((parts i (-1)).1, (parts i 0).1, (parts i 1).1, (parts i 2).1)
-  in add_quads_with g seg carry_none finish xq yq
-
 -- GEOMETRY.
 
 -- Log2 of the longest row of the four-step path (1024 threads of 8
@@ -873,21 +864,34 @@ local def conv_rows [k] (wide: bool) (square: bool) (tws: [k]u64) (lt: i64) (ell
 
 -- The low `mo` limbs of `n` products whose coefficients (coefficient j
 -- of product s, as low 64 bits and high bits) are `coef s j`, by block
--- kernels: the limb parts and the carry scan; `fin l w` masks the quad at
--- limb l.
+-- kernels: the limb parts of a block's limbs into shared memory, adjacent
+-- limbs on adjacent threads, then the carry scan over quads (thread i adds
+-- the low limbs 4i'..4i'+3 of its instance to the high parts of limbs
+-- 4i'-1..4i'+2); `fin l w` masks the quad at limb l.  With each thread
+-- computing the parts of its own quad, a warp's reads of the residues were
+-- 32 bytes apart and the parts of limb 4i'-1 were computed twice: the
+-- kernel took 1.7-1.8 ms per 2^32-bit batch, about a third of the H200's
+-- bandwidth for the 2 GB it moves (docs/multiplication.md).
 local def crt_blocks (n: i64) (mo: i64) (fin: i64 -> quad -> quad) (coef: i64 -> idx -> (u64, u64)) : [n][mo]u64 =
   let ipb = instances_per_block 256 mo
   let seg = mo / 4
   let g = ipb * seg
   let ws =
-    #[incremental_flattening(only_intra)]
-    map (\blk ->
-           let coef_at (s: idx) (j: idx) =
-             let r = blk * ipb + i64.i32 s
-             in if r < n then coef r j else (0, 0)
-           in store_quads (carry_quads g seg coef_at (\i w _ -> fin (4 * rem32 i seg) w)) :> [ipb*mo]u64)
-        (iota (num_blocks n ipb))
-  in flatten ws |> take (n*mo) |> unflatten
+    block_map (num_blocks n ipb) (\blk ->
+      -- Limb v of the block: limb v mod mo of its instance v / mo.
+      let part (v: i64) =
+        let r = blk * ipb + quot32 v mo
+        in if r < n then limb_parts (coef r) (i32.i64 (rem32 v mo)) else (0, 0)
+      let quarter (k: i64) = unzip (tabulate g (\i -> part (k * g + i)))
+      let ((x0, h0), (x1, h1), (x2, h2), (x3, h3)) = (quarter 0, quarter 1, quarter 2, quarter 3)
+      -- `opaque`, as in `load_limbs`: one shared buffer each, read by index.
+      let xs = opaque (x0 ++ x1 ++ x2 ++ x3 :> [4*g]u64)
+      let hs = opaque (h0 ++ h1 ++ h2 ++ h3 :> [4*g]u64)
+      let yq (i: i64) = let v = 4 * i
+                        in #[unsafe] (if rem32 i seg == 0 then 0 else hs[i64.max 0 (v - 1)], hs[v], hs[v + 1], hs[v + 2])
+      in store_quads (add_quads_with g seg carry_none (\i w _ -> fin (4 * rem32 i seg) w) (quad_at xs) yq)
+         :> [ipb*mo]u64)
+  in unblock n mo ws
 
 -- The low `mo` limbs, modulo 2^bits, of `n` products from their limb
 -- parts (`lo s l` the low limb of limb l of product s, `hi s l` the high
@@ -1057,8 +1061,9 @@ local def mul_ntt [n][m] (blog: i64) (square: bool) (cyc: bool) (mo: i64) (bits:
                        else shoup p (x - y + 2 * p) (twiddle (table_ctx tws len i) #fwd (i32.i64 e2) j)
           let (rs, rp) = conv_rows true square tws len ell e2 (rows * n) load
           -- Residue j < len of product s modulo prime i.
+          let res_one_row (i: i64) (s: i64) (j: idx) = #[unsafe] rs[(i * rp + s) * len + i64.i32 j]
           let res (i: i64) (s: i64) (j: idx) =
-            if !two_rows then #[unsafe] rs[(i * rp + s) * len + i64.i32 j]
+            if !two_rows then res_one_row i s j
             else let half = i32.i64 (1 << e2)
                  let k = i64.i32 (j & (half - 1))
                  let u = #[unsafe] rs[((i * rp + 2 * s) << e2) + k]
@@ -1086,7 +1091,7 @@ local def mul_ntt [n][m] (blog: i64) (square: bool) (cyc: bool) (mo: i64) (bits:
           -- Coefficient j of product s: from the residues below len, with
           -- the coefficients past len that wrapped onto j taken off.  The
           -- masks keep any read the compiler hoists in bounds.
-          let coef (s: i64) (j: idx) : (u64, u64) =
+          let coef_of (res: i64 -> i64 -> idx -> u32) (s: i64) (j: idx) : (u64, u64) =
             if i64.i32 j >= len
             then past s (i64.i32 j - len)
             else let jr = j & i32.i64 (len - 1)
@@ -1101,7 +1106,11 @@ local def mul_ntt [n][m] (blog: i64) (square: bool) (cyc: bool) (mo: i64) (bits:
           -- and its 2^18-bit low halves took longer than the full products
           -- by the carry scan along each product (H200: 33431 against
           -- 29498 us per 2^32-bit batch).
-          in if mo <= max_block_limbs && !two_rows && !cyc then crt_blocks n mo fin coef
+          -- `crt_blocks` gets the residues of one row as such: given `res`,
+          -- whose branch on `two_rows` it cannot see through, its kernel
+          -- carried the two rows' code as well.
+          let coef = coef_of res
+          in if mo <= max_block_limbs && !two_rows && !cyc then crt_blocks n mo fin (coef_of res_one_row)
              else -- Full products of 2^14-point transforms (8192 limbs), the two rows' products, cyclic products.
                   let (xs, hs) = unzip (map unzip (tabulate_2d n mo (\s l -> limb_parts (coef s) (i32.i64 l))))
                   -- The high part of the top limb wraps onto limb 0.
