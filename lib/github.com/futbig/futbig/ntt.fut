@@ -870,8 +870,10 @@ local def conv_rows [k] (wide: bool) (square: bool) (tws: [k]u64) (lt: i64) (ell
 -- 4i'-1..4i'+2); `fin l w` masks the quad at limb l.  With each thread
 -- computing the parts of its own quad, a warp's reads of the residues were
 -- 32 bytes apart and the parts of limb 4i'-1 were computed twice: the
--- kernel took 1.7-1.8 ms per 2^32-bit batch, about a third of the H200's
--- bandwidth for the 2 GB it moves (docs/multiplication.md).
+-- kernel took 1.7-1.8 ms per 2^32-bit batch, a quarter of the H200's
+-- bandwidth for the 2 GB of a low half, and products took 0.4-0.7 ms
+-- more (H200; 5-13% more on multicore; docs/multiplication.md, "The CRT
+-- kernel").  Now Garner's arithmetic bounds it, not memory.
 local def crt_blocks (n: i64) (mo: i64) (fin: i64 -> quad -> quad) (coef: i64 -> idx -> (u64, u64)) : [n][mo]u64 =
   let ipb = instances_per_block 256 mo
   let seg = mo / 4
