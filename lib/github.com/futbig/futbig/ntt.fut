@@ -1103,11 +1103,14 @@ local def mul_ntt [n][m] (blog: i64) (square: bool) (cyc: bool) (mo: i64) (bits:
                          in (lo - wl, hi - wh - u64.bool (lo < wl))
           let fin l (w0, w1, w2, w3) =
             (mask_limb bits l w0, mask_limb bits (l+1) w1, mask_limb bits (l+2) w2, mask_limb bits (l+3) w3)
-          -- Not `crt_blocks` with two rows: its threads read 8 adjacent
-          -- coefficients, here from 6 rows and 3 twiddle tables at once,
-          -- and its 2^18-bit low halves took longer than the full products
-          -- by the carry scan along each product (H200: 33431 against
-          -- 29498 us per 2^32-bit batch).
+          -- Not `crt_blocks` with two rows: when its threads read 8
+          -- adjacent coefficients each, here from 6 rows and 3 twiddle
+          -- tables, 2^18-bit low halves as two rows of 2^13 points took
+          -- 33431 us per 2^32-bit batch against 29498 for full products by
+          -- this route.  Its limbs on adjacent threads made them 26575 (the
+          -- one block of 2^14 that they take now: 26542; H200, 2026-12-02),
+          -- but with blocks of 2^14 points no two rows' product is as
+          -- narrow as `max_block_limbs`.
           -- `crt_blocks` gets the residues of one row as such: given `res`,
           -- whose branch on `two_rows` it cannot see through, its kernel
           -- carried the two rows' code as well.
