@@ -84,6 +84,30 @@ def conv_pair (m: i64) (x: i64 -> u64) (y: i64 -> u64) (p: i64) : quad =
                  else (acc_mul a0 (halves (x (k + 1 - m))) (halves (y (m - 1))), a1)
   in combine (acc_parts a0) (acc_parts a1)
 
+-- | Pair `p` of the square of the `m`-limb number whose limbs are `x i`,
+-- as `conv_pair m x x p` with about half the products: convolution `k`
+-- of a square is twice its products `x_i x_(k-i)` with `i < k - i`, plus
+-- `x_(k/2)^2` for even `k`.  Both convolutions share the products of
+-- `i` in `[max 0 (k+2-m), p)`; the odd one has one more at `i = p`, the
+-- even one at `i = k+1-m` when the row's top limb takes part.  Doubling
+-- the accumulators' columns cannot overflow them (at most `3(m+2)`
+-- 32-bit values each).
+def conv_sqr_pair (m: i64) (x: i64 -> u64) (p: i64) : quad =
+  let k = 2 * p
+  let lo = i64.max 0 (k + 2 - m)
+  let (a0, a1, _) =
+    loop (a0, a1, x1) = (acc_zero, acc_zero, x (k + 1 - lo))
+    for t < p - lo do
+      let i = lo + t
+      let xi = halves (x i)
+      let x0 = x (k - i)
+      in (acc_mul a0 xi (halves x0), acc_mul a1 xi (halves x1), x0)
+  let a1 = if p + 1 < m then acc_mul a1 (halves (x p)) (halves (x (p + 1))) else a1
+  let a0 = if k + 1 >= m && k + 1 - m < p then acc_mul a0 (halves (x (k + 1 - m))) (halves (x (m - 1))) else a0
+  let twice ((c0, c1, c2, c3): acc) : acc = (c0 << 1, c1 << 1, c2 << 1, c3 << 1)
+  let xp = halves (x p)
+  in combine (acc_parts (acc_mul (twice a0) xp xp)) (acc_parts (twice a1))
+
 -- Adds the pairs `pair p` (p in [0, np)) into quads of the product: the even
 -- pairs do not overlap, nor do the odd ones, so thread `tl` adds
 -- `pair (2 tl)` to the halves of `pair (2 tl - 1)` and `pair (2 tl + 1)`
@@ -111,12 +135,13 @@ local def conv_element (seg: i64) (v: i64) (tl: i64) (s: i64) : i64 =
 -- Instances interleaved in the convolution phase of a block of `ipb`.
 local def conv_interleave (ipb: i64) : i64 = if ipb <= conv_interleave_instances then ipb else 1
 
--- | Low halves `x*y mod 2^(64m)` for the `ipb` instances of a block, as `g =
--- ipb*m/4` quads, where the operands are block-local flat arrays of limbs.
--- Thread `tl` of an instance computes pairs `tl` and `m/2-1-tl` (equal work
--- in total), then all threads add the pairs.  `finish` is as in
--- `add_quads_with`.
-def mul_lo_quads_with 'a [k] (m: i64) (g: i64) (finish: i64 -> quad -> bool -> a)
+-- The pairs of a product, `pair x y p` (`conv_pair m`, or for squares
+-- `conv_sqr_pair m`, which ignores `y`).
+local type^ pairs = (i64 -> u64) -> (i64 -> u64) -> i64 -> quad
+
+-- Low halves for the `ipb` instances of a block by `pair` (see
+-- `mul_lo_quads_with`).
+local def lo_quads_by 'a [k] (pair_of: pairs) (m: i64) (g: i64) (finish: i64 -> quad -> bool -> a)
                              (xs: [k]u64) (ys: [k]u64) : [g]a =
   let seg = m / 4
   let v = conv_interleave (g / seg)
@@ -126,7 +151,7 @@ def mul_lo_quads_with 'a [k] (m: i64) (g: i64) (finish: i64 -> quad -> bool -> a
                       -- Reads are within the instance at `off`.
                       let x j = #[unsafe] xs[off + j]
                       let y j = #[unsafe] ys[off + j]
-                      in (conv_pair m x y tl, conv_pair m x y (m/2 - 1 - tl)))
+                      in (pair_of x y tl, pair_of x y (m/2 - 1 - tl)))
     |> unzip
   let operands i =
     let s = quot32 i seg
@@ -135,10 +160,22 @@ def mul_lo_quads_with 'a [k] (m: i64) (g: i64) (finish: i64 -> quad -> bool -> a
     in pair_operands (m/2) pair (rem32 i seg)
   in add_quads_with g seg carry_none finish (\i -> (operands i).0) (\i -> (operands i).1)
 
--- | Full products (`2m` limbs, as `2g` quads) for the `ipb` instances of a
--- block.  Thread `tl < m/4` of an instance computes pairs `tl` and
--- `m/2-1-tl`, thread `m/4 + s` computes pairs `m/2+s` and `m-1-s`.
-def mul_full_quads [k] (m: i64) (g: i64) (xs: [k]u64) (ys: [k]u64) : [g*2]quad =
+-- | Low halves `x*y mod 2^(64m)` for the `ipb` instances of a block, as `g =
+-- ipb*m/4` quads, where the operands are block-local flat arrays of limbs.
+-- Thread `tl` of an instance computes pairs `tl` and `m/2-1-tl` (equal work
+-- in total), then all threads add the pairs.  `finish` is as in
+-- `add_quads_with`.
+def mul_lo_quads_with 'a [k] (m: i64) (g: i64) (finish: i64 -> quad -> bool -> a)
+                             (xs: [k]u64) (ys: [k]u64) : [g]a =
+  lo_quads_by (conv_pair m) m g finish xs ys
+
+-- | Low halves of squares `x*x mod 2^(64m)`, as `mul_lo_quads_with`.
+def sqr_lo_quads_with 'a [k] (m: i64) (g: i64) (finish: i64 -> quad -> bool -> a) (xs: [k]u64) : [g]a =
+  lo_quads_by (\x _ -> conv_sqr_pair m x) m g finish xs xs
+
+-- Full products for the `ipb` instances of a block by `pair` (see
+-- `mul_full_quads`).
+local def full_quads_by [k] (pair_of: pairs) (m: i64) (g: i64) (xs: [k]u64) (ys: [k]u64) : [g*2]quad =
   let seg = m / 2
   let q = m / 4
   let v = conv_interleave ((g * 2) / seg)
@@ -149,7 +186,7 @@ def mul_full_quads [k] (m: i64) (g: i64) (xs: [k]u64) (ys: [k]u64) : [g*2]quad =
                           let y j = #[unsafe] ys[off + j]
                           let (pa, pb) = if tl < q then (tl, m/2 - 1 - tl)
                                          else (m/2 + tl - q, m - 1 - (tl - q))
-                          in (conv_pair m x y pa, conv_pair m x y pb))
+                          in (pair_of x y pa, pair_of x y pb))
     |> unzip
   let operands i =
     let s = quot32 i seg
@@ -162,6 +199,16 @@ def mul_full_quads [k] (m: i64) (g: i64) (xs: [k]u64) (ys: [k]u64) : [g*2]quad =
     in pair_operands m pair (rem32 i seg)
   in add_quads_with (g*2) seg carry_none (\_ w _ -> w)
                     (\i -> (operands i).0) (\i -> (operands i).1)
+
+-- | Full products (`2m` limbs, as `2g` quads) for the `ipb` instances of a
+-- block.  Thread `tl < m/4` of an instance computes pairs `tl` and
+-- `m/2-1-tl`, thread `m/4 + s` computes pairs `m/2+s` and `m-1-s`.
+def mul_full_quads [k] (m: i64) (g: i64) (xs: [k]u64) (ys: [k]u64) : [g*2]quad =
+  full_quads_by (conv_pair m) m g xs ys
+
+-- | Full squares (`2m` limbs), as `mul_full_quads`.
+def sqr_full_quads [k] (m: i64) (g: i64) (xs: [k]u64) : [g*2]quad =
+  full_quads_by (\x _ -> conv_sqr_pair m x) m g xs xs
 
 -- | Convolution `k` of two numbers as (low, high, carry) parts.
 local def conv_row [m] (xs: [m]u64) (ys: [m]u64) (k: i64) : (u64, u64, u64) =
@@ -297,9 +344,13 @@ local def mul_thread_upto [n][m] (limit: i64) (f: i64) (mo: i64) (bits: i64) (a:
   else if limit >= 32 && m == 32 then mul_thread_at 32 f mo bits a b
   else otherwise ()
 
--- | `a*b mod 2^bits` by the block-level convmul, several instances per
--- block (widths up to `max_block_limbs`).
-def mul_lo_convmul [n][m] (bits: i64) (a: [n][m]u64) (b: [n][m]u64) : [n][m]u64 =
+-- `a*b mod 2^bits`, or with `square` (a constant) `a*a`, by the
+-- block-level convmul, several instances per block.  Inlined, so that
+-- `square` is a constant in each kernel: kept as a function of two calls
+-- (as when the attribute was written before `local`, where the compiler
+-- ignores it), its one kernel held both branches, and the 4096-limb low
+-- half asked for 258048 bytes of shared memory (H200: 231424 allowed).
+local #[inline] def lo_convmul [n][m] (square: bool) (bits: i64) (a: [n][m]u64) (b: [n][m]u64) : [n][m]u64 =
   let ipb = instances_per_block mul_block_threads m
   let g = ipb * (m / 4)
   let af = opaque (flatten a)
@@ -309,24 +360,48 @@ def mul_lo_convmul [n][m] (bits: i64) (a: [n][m]u64) (b: [n][m]u64) : [n][m]u64 
     in (mask_limb bits l w0, mask_limb bits (l+1) w1, mask_limb bits (l+2) w2, mask_limb bits (l+3) w3)
   in block_map (num_blocks n ipb)
                (\blk -> let off = blk * (ipb * m)
-                        in store_quads (mul_lo_quads_with m g mask (load_limbs af off g) (load_limbs bf off g))
+                        let xs = load_limbs af off g
+                        in store_quads (if square then sqr_lo_quads_with m g mask xs
+                                        else mul_lo_quads_with m g mask xs (load_limbs bf off g))
                            :> [ipb*m]u64)
      |> unblock n m
 
--- | The exact products (`2m` limbs) by the block-level convmul (widths up
--- to `max_block_limbs/2`).  Not inlined: `mul_full_blocks` and the four
--- products of `mul_full_halves` share one copy of its kernel.
-#[noinline]
-def mul_full_convmul [n][m] (a: [n][m]u64) (b: [n][m]u64) : [n][m*2]u64 =
+-- | `a*b mod 2^bits` by the block-level convmul, several instances per
+-- block (widths up to `max_block_limbs`).
+def mul_lo_convmul [n][m] (bits: i64) (a: [n][m]u64) (b: [n][m]u64) : [n][m]u64 =
+  lo_convmul false bits a b
+
+-- | `a*a mod 2^bits` by the block-level convmul's squares
+-- (`sqr_lo_quads_with`, about half the products of `mul_lo_convmul`).
+def sqr_lo_convmul [n][m] (bits: i64) (a: [n][m]u64) : [n][m]u64 =
+  lo_convmul true bits a a
+
+-- The exact products (`2m` limbs), or with `square` (a constant) the
+-- squares of `a`, by the block-level convmul; inlined as `lo_convmul`.
+local #[inline] def full_convmul [n][m] (square: bool) (a: [n][m]u64) (b: [n][m]u64) : [n][m*2]u64 =
   let ipb = instances_per_block mul_block_threads (m*2)
   let g = ipb * (m / 4)
   let af = opaque (flatten a)
   let bf = opaque (flatten b)
   in block_map (num_blocks n ipb)
                (\blk -> let off = blk * (ipb * m)
-                        in store_quads (mul_full_quads m g (load_limbs af off g) (load_limbs bf off g))
+                        let xs = load_limbs af off g
+                        in store_quads (if square then sqr_full_quads m g xs
+                                        else mul_full_quads m g xs (load_limbs bf off g))
                            :> [ipb*(m*2)]u64)
      |> unblock n (m*2)
+
+-- | The exact products (`2m` limbs) by the block-level convmul (widths up
+-- to `max_block_limbs/2`).  Not inlined: `mul_full_blocks` and the four
+-- products of `mul_full_halves` share one copy of its kernel.
+#[noinline]
+def mul_full_convmul [n][m] (a: [n][m]u64) (b: [n][m]u64) : [n][m*2]u64 =
+  full_convmul false a b
+
+-- | The exact squares (`2m` limbs) by the block-level convmul's squares
+-- (`sqr_full_quads`), widths up to `max_block_limbs/2`.
+def sqr_full_convmul [n][m] (a: [n][m]u64) : [n][m*2]u64 =
+  full_convmul true a a
 
 -- `a*b mod 2^bits` by block-level kernels (widths up to `max_block_limbs`):
 -- one instance per thread up to `thread_mul_limbs`, convmul above.
@@ -400,21 +475,28 @@ def mul_full_by [n][m] (cpu: bool) (method: i64) (a: [n][m]u64) (b: [n][m]u64) :
   if picks_ntt method (ntt_full_limbs cpu) m then mul_full_ntt a b
   else mul_full_classical cpu a b
 
+-- Whether `mul_thread_upto limit` has a per-thread kernel for width `m`.
+local def thread_width (limit: i64) (m: i64) : bool = m % 4 == 0 && m >= 4 && m <= i64.min limit 32
+
 -- | `a*a mod 2^bits` by `method`: the NTT transforms `a` once (a third
 -- fewer transforms than a product), so it takes over at
--- `ntt_sqr_lo_limbs cpu`; classical squaring is the product, by
--- `mul_lo_by`'s copy of the classical kernels (an inlined copy here would
--- double the code generated for the per-thread kernels).
+-- `ntt_sqr_lo_limbs cpu`.  Classically the square's own convolutions
+-- (`sqr_lo_convmul`) where convmul runs; at the widths of the per-thread
+-- kernels and past the block kernels the product, by `mul_lo_by`'s copy
+-- of the classical kernels (an inlined copy here would double the code
+-- generated for the per-thread kernels).
 #[noinline]
 def sqr_lo_by [n][m] (cpu: bool) (method: i64) (bits: i64) (a: [n][m]u64) : [n][m]u64 =
   if picks_ntt method (ntt_sqr_lo_limbs cpu) m then sqr_lo_ntt bits a
+  else if m <= max_block_limbs && !(thread_width thread_mul_limbs m) then sqr_lo_convmul bits a
   else mul_lo_by cpu mul_classical bits a a
 
 -- | The exact squares (`2m` limbs) by `method`, switching at
--- `ntt_sqr_full_limbs cpu`.
+-- `ntt_sqr_full_limbs cpu`; classically as `sqr_lo_by`.
 #[noinline]
 def sqr_full_by [n][m] (cpu: bool) (method: i64) (a: [n][m]u64) : [n][m*2]u64 =
   if picks_ntt method (ntt_sqr_full_limbs cpu) m then sqr_full_ntt a
+  else if m*2 <= max_block_limbs && !(thread_width thread_mul_full_limbs m) then sqr_full_convmul a
   else mul_full_by cpu mul_classical a a
 
 -- | `a*b mod 2^bits` by the ladder's choice.

@@ -32,6 +32,9 @@ entry test_mul_limb_small [n][m] (bits: i64) (a: [n][m]u64) (d: [n]u64) = mul_li
 -- input { 7u64 70i64 12i64 576i64 }   output { true }
 -- input { 8u64 40i64 16i64 1024i64 }  output { true }
 -- input { 9u64 40i64 20i64 1088i64 }  output { true }
+-- input { 16u64 9i64 28i64 1792i64 }  output { true }
+-- input { 17u64 9i64 32i64 2047i64 }  output { true }
+-- input { 18u64 9i64 36i64 2300i64 }  output { true }
 -- input { 10u64 17i64 64i64 4096i64 } output { true }
 -- input { 11u64 17i64 68i64 4160i64 } output { true }
 -- input { 12u64 5i64 256i64 16320i64 } output { true }
@@ -76,10 +79,10 @@ entry test_sqr_full (seed: u64) (n: i64) (m: i64) (bits: i64) : bool =
 -- `mul_lo` and `mul_full` around the per-thread widths (up to
 -- `thread_mul_limbs` = 32 and `thread_mul_full_limbs` = 28), with partial
 -- last blocks (128 instances a block) and odd bit widths; above them they
--- run convmul.  And convmul itself at the same widths, which `mul_lo` and
--- `mul_full` do not use up to those.
+-- run convmul.  And convmul itself (products and squares) at the same
+-- widths, which `mul_lo` and `mul_full` do not use up to those.
 -- ==
--- entry: test_mul_lo test_mul_full test_mul_lo_convmul test_mul_full_convmul
+-- entry: test_mul_lo test_mul_full test_mul_lo_convmul test_mul_full_convmul test_sqr_lo_convmul test_sqr_full_convmul
 -- input { 21u64 0i64 4i64 256i64 }     output { true }
 -- input { 22u64 1i64 4i64 1i64 }       output { true }
 -- input { 23u64 300i64 4i64 256i64 }   output { true }
@@ -103,6 +106,14 @@ entry test_mul_lo_convmul (seed: u64) (n: i64) (m: i64) (bits: i64) : bool =
 entry test_mul_full_convmul (seed: u64) (n: i64) (m: i64) (bits: i64) : bool =
   let (a, b) = operands seed n m bits
   in full_ok a b (mul_full_convmul a b)
+
+entry test_sqr_lo_convmul (seed: u64) (n: i64) (m: i64) (bits: i64) : bool =
+  let a = gen seed n m bits
+  in sqr_lo_ok bits a (sqr_lo_convmul bits a)
+
+entry test_sqr_full_convmul (seed: u64) (n: i64) (m: i64) (bits: i64) : bool =
+  let a = gen seed n m bits
+  in all_eq (sqr_full_convmul a) (map2 ref_mul a a)
 
 entry test_mul_limb (seed: u64) (n: i64) (m: i64) (bits: i64) : bool =
   let a = gen seed n m bits

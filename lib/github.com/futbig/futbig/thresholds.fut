@@ -115,15 +115,23 @@ def ntt_lo_limbs (cpu: bool) : i64 = if cpu then 600 else 480
 def ntt_full_limbs (cpu: bool) : i64 = if cpu then 320 else 216
 
 -- | Widths (limbs) from which `sqr_lo` squares by the NTT (one forward
--- transform per prime instead of two).  GPU (H200, 2026-11-28): the NTT
--- square 13604 us for 257-512 limbs, classical squares (the product)
--- 9726 at 256 limbs and 18580 at 512: they cross at about 368.  CPU (as for
--- `ntt_lo_limbs`): classical 13122 at 256 limbs and 25562 at 512, NTT 23404
--- for 257-512 limbs: about 456.
-def ntt_sqr_lo_limbs (cpu: bool) : i64 = if cpu then 456 else 368
+-- transform per prime instead of two).  GPU (H200, 2026-12-02, classical
+-- squares by the square's own convolutions, `sqr_lo_convmul`; a program of
+-- its own, us per 2^32-bit batch with the operands' generation and a
+-- checksum, classical / NTT): 512 limbs 10130 / 11672, 640 limbs 12206 /
+-- 19597, 768 limbs 14248 / 16684, 1024 limbs 18336 / 12913; classical
+-- grows about linearly, the NTT's square for 513-1024 limbs falls as
+-- 1/m: they cross at about 850 (368 when classical squares were
+-- products).  CPU (multicore, 2 cores, 2^23-bit batches, 2026-11-28, the
+-- product as classical square): classical 13122 us at 256 limbs and 25562
+-- at 512, NTT 23404 for 257-512 limbs: about 456.
+def ntt_sqr_lo_limbs (cpu: bool) : i64 = if cpu then 456 else 848
 
--- | Widths (limbs) from which `sqr_full` squares by the NTT.
-def ntt_sqr_full_limbs (cpu: bool) : i64 = if cpu then 272 else 160
+-- | Widths (limbs) from which `sqr_full` squares by the NTT.  GPU (as for
+-- `ntt_sqr_lo_limbs`, 2026-12-02, classical / NTT): 256 limbs 12051 /
+-- 12952, 320 limbs 14938 / 19240, 384 limbs 16021 / 16710, 512 limbs
+-- 19970 / 13491: they cross at about 410 (160 before).
+def ntt_sqr_full_limbs (cpu: bool) : i64 = if cpu then 272 else 408
 
 -- | Instances (threads) per block of the per-thread multiplication
 -- kernels.  H200, 2026-11-26, `mul_lo` with 64 / 128 / 256: 512 bits 440 /
