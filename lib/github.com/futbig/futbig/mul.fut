@@ -475,7 +475,10 @@ def mul_full_by [n][m] (cpu: bool) (method: i64) (a: [n][m]u64) (b: [n][m]u64) :
   if picks_ntt method (ntt_full_limbs cpu) m then mul_full_ntt a b
   else mul_full_classical cpu a b
 
--- Whether `mul_thread_upto limit` has a per-thread kernel for width `m`.
+-- Whether `mul_thread_upto limit` has a per-thread kernel for width `m`:
+-- the condition of its chain of literal widths, restated (a change to one
+-- must change the other).  The squares test it instead of calling through
+-- that chain, which would generate the per-thread kernels a second time.
 local def thread_width (limit: i64) (m: i64) : bool = m % 4 == 0 && m >= 4 && m <= i64.min limit 32
 
 -- | `a*a mod 2^bits` by `method`: the NTT transforms `a` once (a third
