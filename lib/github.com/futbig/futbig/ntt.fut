@@ -767,17 +767,64 @@ def ntt_pointwise [k][l] (i: i64) (xs: [k][l]u32) (ys: [k][l]u32) : [k][l]u32 =
 
 -- THE PRODUCT.
 
+-- Where `conv_rows` reads its operands, as data: with `digits`, the
+-- 32-bit digits of the flat limbs `af` and `bf` (rows of `mf` limbs;
+-- `two_rows` and `paired` as in `mul_ntt`), else the forward column
+-- stages `cs` of `mul_four_step` (`nops` operands a product).  Not a
+-- function: Futhark's defunctionaliser copies every function that
+-- captures a function at each place it is applied, and `conv_rows`
+-- applies its block kernel at eight places (one for each constant
+-- geometry): with the operands a function, `mul_lo_ntt` alone was 1.09
+-- million lines of core IR, 23000 functions, and the inliner took 4
+-- minutes over it (docs/architecture.md, "Build time").
+local type conv_src [na][nc] =
+  { digits: bool, af: [na]u64, bf: [na]u64, mf: i64, two_rows: bool, paired: bool, cs: [nc]u32, nops: i64 }
+
+-- Element j of row r of operand o modulo prime i of `conv_rows`' transforms
+-- of 2^ell points in rows of 2^ell2 (`tws` the tables of `lt` points), in
+-- [0, 2p).  From digits: digit j (x), or from digits j and j + h, x and y,
+-- with two rows the first forward stage (x + y, (x - y) w^j), where y is
+-- 0 but for a wrapping transform's few digits, and for a cyclic product's
+-- folded digits x + y (h = 2^ell2 both: with one row ell2 = ell).  Two ways, not one for each
+-- case: with the folding a way of its own, the first pass's code doubled,
+-- and the library's 2^15- and 2^16-bit products took 1.8-2.4 ms more than a
+-- program's of one-row products alone; with one way for all, loading the
+-- second digit and the twiddle for every element, 5-11% more (H200,
+-- docs/multiplication.md, "Two ways of loading").  From column stages:
+-- row r = s * 2^ell1 + n1 of product s.
+local def conv_load [na][nc][k] (src: conv_src [na][nc]) (tws: [k]u64) (lt: i64) (ell: i64) (ell2: i64)
+                                (i: i64) (r: i64) (o: idx) (j: idx) : u32 =
+  if src.digits
+  then let p = ntt_prime i
+       let mf = src.mf
+       -- Digit j of product s, 0 past its 2 mf digits.
+       let digit_at (s: i64) (j: idx) =
+         if j < i32.i64 (2 * mf) then digit (if o == 0 then src.af else src.bf) mf s j else 0
+       let s = if src.two_rows then r >> 1 else r
+       let x = shoup p (digit_at s j) shoup_one
+       in if !src.paired then x
+          else let y = shoup p (digit_at s (j + i32.i64 (1 << ell2))) shoup_one
+               in if !src.two_rows || r & 1 == 0 then red2 p (x + y)
+                  else shoup p (x - y + 2 * p) (twiddle (table_ctx tws lt i) #fwd (i32.i64 ell2) j)
+  else let ell1 = ell - ell2
+       let arr = ((r >> ell1) * src.nops + i64.i32 o) * 3 + i
+       let jj = j | i32.i64 ((r & ((1 << ell1) - 1)) << ell2)
+       in #[unsafe] src.cs[arr * lt + col_pos ell ell2 jj]
+
 -- The cyclic convolutions of length 2^ell2, modulo each prime, of `nr`
--- pairs of rows (row r of operand o modulo prime i is `load i r o j`, in
--- [0, 2p); operand 0 with itself if `square`), rows of one prime per
+-- pairs of rows (row r of operand o modulo prime i is `conv_load src
+-- tws lt ell ell2 i r o j`, in [0, 2p); operand 0 with itself if `square`), rows of one prime per
 -- block: the forward transforms of both operands (with 16 values a
 -- thread the first operand's by a kernel of its own), the pointwise
 -- product times 2^-ell (ell the log2 of the whole transform), the inverse
 -- transform.  Returns the residues (in [0, 4p)) flat, row r modulo prime i
 -- at (i*rp + r) * 2^ell2, and rp (the rows per prime, padded to blocks).
--- `wide` as for `row_stages`.
-local def conv_rows [k] (wide: bool) (square: bool) (tws: [k]u64) (lt: i64) (ell: i64) (ell2: i64) (nr: i64)
-                        (load: i64 -> i64 -> idx -> idx -> u32) : ([]u32, i64) =
+-- `wide` as for `row_stages`.  Inlined, so that each caller's kernels
+-- read their operands one way (`src.digits` a constant): called from
+-- `mul_ntt` and `mul_four_step`, the compiler otherwise kept one copy
+-- whose kernels held both ways.
+local #[inline] def conv_rows [k][na][nc] (wide: bool) (square: bool) (tws: [k]u64) (lt: i64) (ell: i64) (ell2: i64) (nr: i64)
+                                (src: conv_src [na][nc]) : ([]u32, i64) =
   let len = 1 << ell2
   let e32 = i32.i64 ell2
   let ipb = transforms_per_block ell2
@@ -800,7 +847,7 @@ local def conv_rows [k] (wide: bool) (square: bool) (tws: [k]u64) (lt: i64) (ell
       let r0 = (blk % nbp) * ipb
       let operand (o: idx) (q: idx) =
         let r = r0 + i64.i32 (q >> e32)
-        in if r < nr then load i r o (q & (i32.i64 len - 1)) else 0
+        in if r < nr then conv_load src tws lt ell ell2 i r o (q & (i32.i64 len - 1)) else 0
       in (table_ctx tws lt i, #[unsafe] scales[i], operand)
     -- A product of 16 values a thread (`split`) transforms its first
     -- operand in a kernel of its own, through global memory.  In one kernel
@@ -984,9 +1031,7 @@ local def mul_four_step [n][m] (square: bool) (mo: i64) (bits: i64) (ell: i64) (
   -- Row r = s * 2^ell1 + n1 of the row convolutions.
   let (rs, rp) =
     conv_rows false square tws len ell ell2 (n << ell1)
-              (\i r o j -> let arr = ((r >> ell1) * nops + i64.i32 o) * 3 + i
-                           let jj = j | i32.i64 ((r & ((1 << ell1) - 1)) << ell2)
-                           in #[unsafe] cs[arr * len + col_pos ell ell2 jj])
+              {digits = false, af = [], bf = [], mf = 0, two_rows = false, paired = false, cs, nops}
   let l2 = i32.i64 (1 << ell2)
   let (xs, hs) =
     cols_inv_crt n tws len ell ell2
@@ -1038,30 +1083,14 @@ local def mul_ntt [n][m] (blog: i64) (square: bool) (cyc: bool) (mo: i64) (bits:
                              else (flatten a, flatten b, m)
           let (af, bf) = (opaque af, opaque bf)
           let rows = if two_rows then 2 else 1
-          -- Digit j of product s, 0 past its 2 mf digits.
+          -- Digit j of product s, 0 past its 2 mf digits (the wrapped
+          -- coefficients below).
           let digit_at (o: idx) (s: i64) (j: idx) =
             if j < i32.i64 (2 * mf) then digit (if o == 0 then af else bf) mf s j else 0
-          -- Element j modulo prime i of row r = rows*s + t of product s, in
-          -- [0, 2p): digit j (x); or from digits j and j + h, x and y, with
-          -- two rows (h = 2^e2) the first forward stage (x + y, (x - y)
-          -- w^j), where y is 0 but for a wrapping transform's few digits,
-          -- and for a cyclic product's folded digits (h = len) x + y.  Two
-          -- ways, not one for each case: with the folding a way of its
-          -- own, the first pass's code doubled, and the library's 2^15- and
-          -- 2^16-bit products took 1.8-2.4 ms more than a program's of
-          -- one-row products alone; with one way for all, loading the
-          -- second digit and the twiddle for every element, 5-11% more
-          -- (H200, docs/multiplication.md, "Two ways of loading").
+          -- The operands by `conv_load`, two ways (`paired`).
           let paired = two_rows || (cyc && 2 * mf > len)
-          let load (i: i64) (r: i64) (o: idx) (j: idx) =
-            let p = ntt_prime i
-            let s = if two_rows then r >> 1 else r
-            let x = shoup p (digit_at o s j) shoup_one
-            in if !paired then x
-               else let y = shoup p (digit_at o s (j + i32.i64 (1 << e2))) shoup_one
-                    in if !two_rows || r & 1 == 0 then red2 p (x + y)
-                       else shoup p (x - y + 2 * p) (twiddle (table_ctx tws len i) #fwd (i32.i64 e2) j)
-          let (rs, rp) = conv_rows true square tws len ell e2 (rows * n) load
+          let (rs, rp) = conv_rows true square tws len ell e2 (rows * n)
+                                   {digits = true, af, bf, mf, two_rows, paired, cs = [], nops = 0}
           -- Residue j < len of product s modulo prime i.
           let res_one_row (i: i64) (s: i64) (j: idx) = #[unsafe] rs[(i * rp + s) * len + i64.i32 j]
           let res (i: i64) (s: i64) (j: idx) =
