@@ -627,6 +627,11 @@ local def digit [k] (xs: [k]u64) (m: i64) (row: i64) (j: idx) : u32 =
   let l = #[unsafe] xs[row * m + i64.i32 (j >> 1)]
   in u32.u64 (l >> (u64.i32 (j & 1) << 5))
 
+-- Digit j of row s of operand o (`xs` or `ys`, rows of m limbs), 0 past
+-- its 2m digits.
+local def digit_or_zero [k] (xs: [k]u64) (ys: [k]u64) (m: i64) (o: idx) (s: i64) (j: idx) : u32 =
+  if j < i32.i64 (2 * m) then digit (if o == 0 then xs else ys) m s j else 0
+
 -- STAGE KERNELS.  Element j of array a of a transform of 2^ell points is
 -- `load a j` ([0, 2p) for the forward direction, [0, 4p) for the
 -- inverse); `fin p x` reduces the results.
@@ -785,21 +790,19 @@ local type conv_src [na][nc] =
 -- [0, 2p).  From digits: digit j (x), or from digits j and j + h, x and y,
 -- with two rows the first forward stage (x + y, (x - y) w^j), where y is
 -- 0 but for a wrapping transform's few digits, and for a cyclic product's
--- folded digits x + y (h = 2^ell2 both: with one row ell2 = ell).  Two ways, not one for each
--- case: with the folding a way of its own, the first pass's code doubled,
--- and the library's 2^15- and 2^16-bit products took 1.8-2.4 ms more than a
--- program's of one-row products alone; with one way for all, loading the
--- second digit and the twiddle for every element, 5-11% more (H200,
--- docs/multiplication.md, "Two ways of loading").  From column stages:
--- row r = s * 2^ell1 + n1 of product s.
+-- folded digits x + y (h = 2^ell2 both: with one row ell2 = ell).  Two
+-- ways, not one for each case: with the folding a way of its own, the
+-- first pass's code doubled, and the library's 2^15- and 2^16-bit
+-- products took 1.8-2.4 ms more than a program's of one-row products
+-- alone; with one way for all, loading the second digit and the twiddle
+-- for every element, 5-11% more (H200, docs/multiplication.md, "Two ways
+-- of loading").  From column stages: row r = s * 2^ell1 + n1 of product
+-- s.
 local def conv_load [na][nc][k] (src: conv_src [na][nc]) (tws: [k]u64) (lt: i64) (ell: i64) (ell2: i64)
                                 (i: i64) (r: i64) (o: idx) (j: idx) : u32 =
   if src.digits
   then let p = ntt_prime i
-       let mf = src.mf
-       -- Digit j of product s, 0 past its 2 mf digits.
-       let digit_at (s: i64) (j: idx) =
-         if j < i32.i64 (2 * mf) then digit (if o == 0 then src.af else src.bf) mf s j else 0
+       let digit_at (s: i64) (j: idx) = digit_or_zero src.af src.bf src.mf o s j
        let s = if src.two_rows then r >> 1 else r
        let x = shoup p (digit_at s j) shoup_one
        in if !src.paired then x
@@ -812,9 +815,9 @@ local def conv_load [na][nc][k] (src: conv_src [na][nc]) (tws: [k]u64) (lt: i64)
        in #[unsafe] src.cs[arr * lt + col_pos ell ell2 jj]
 
 -- The cyclic convolutions of length 2^ell2, modulo each prime, of `nr`
--- pairs of rows (row r of operand o modulo prime i is `conv_load src
--- tws lt ell ell2 i r o j`, in [0, 2p); operand 0 with itself if `square`), rows of one prime per
--- block: the forward transforms of both operands (with 16 values a
+-- pairs of rows (row r of operand o modulo prime i is `conv_load src tws
+-- lt ell ell2 i r o j`, in [0, 2p); operand 0 with itself if `square`),
+-- rows of one prime per block: the forward transforms of both operands (with 16 values a
 -- thread the first operand's by a kernel of its own), the pointwise
 -- product times 2^-ell (ell the log2 of the whole transform), the inverse
 -- transform.  Returns the residues (in [0, 4p)) flat, row r modulo prime i
@@ -823,8 +826,8 @@ local def conv_load [na][nc][k] (src: conv_src [na][nc]) (tws: [k]u64) (lt: i64)
 -- read their operands one way (`src.digits` a constant): called from
 -- `mul_ntt` and `mul_four_step`, the compiler otherwise kept one copy
 -- whose kernels held both ways.
-local #[inline] def conv_rows [k][na][nc] (wide: bool) (square: bool) (tws: [k]u64) (lt: i64) (ell: i64) (ell2: i64) (nr: i64)
-                                (src: conv_src [na][nc]) : ([]u32, i64) =
+local #[inline] def conv_rows [k][na][nc] (wide: bool) (square: bool) (tws: [k]u64) (lt: i64) (ell: i64) (ell2: i64)
+                                          (nr: i64) (src: conv_src [na][nc]) : ([]u32, i64) =
   let len = 1 << ell2
   let e32 = i32.i64 ell2
   let ipb = transforms_per_block ell2
@@ -1083,10 +1086,6 @@ local def mul_ntt [n][m] (blog: i64) (square: bool) (cyc: bool) (mo: i64) (bits:
                              else (flatten a, flatten b, m)
           let (af, bf) = (opaque af, opaque bf)
           let rows = if two_rows then 2 else 1
-          -- Digit j of product s, 0 past its 2 mf digits (the wrapped
-          -- coefficients below).
-          let digit_at (o: idx) (s: i64) (j: idx) =
-            if j < i32.i64 (2 * mf) then digit (if o == 0 then af else bf) mf s j else 0
           -- The operands by `conv_load`, two ways (`paired`).
           let paired = two_rows || (cyc && 2 * mf > len)
           let (rs, rp) = conv_rows true square tws len ell e2 (rows * n)
@@ -1115,7 +1114,7 @@ local def mul_ntt [n][m] (blog: i64) (square: bool) (cyc: bool) (mo: i64) (bits:
               let i0 = t - i32.i64 (2 * m - 1)
               in if cyc then (0, 0)
                  else loop (lo, hi) = (0u64, 0u64) for k < i32.i64 (2 * m) - i0 do
-                        let x = lo + u64.u32 (digit_at 0 s (i0 + k)) * u64.u32 (digit_at 1 s (t - i0 - k))
+                        let x = lo + u64.u32 (digit_or_zero af bf mf 0 s (i0 + k)) * u64.u32 (digit_or_zero af bf mf 1 s (t - i0 - k))
                         in (x, hi + u64.bool (x < lo)))))
           let past (s: i64) (t: i64) = let t = i64.max 0 (i64.min (np - 1) t)
                                        in (#[unsafe] past_lo[s, t], #[unsafe] past_hi[s, t])
