@@ -176,9 +176,10 @@ def test_mul_full_around_the_per_thread_widths(ctx, rng, bits):
 @pytest.mark.parametrize("limbs", [60, 64, 68, 124, 128, 132, 172])
 def test_mul_around_the_convmul_interleave(ctx, rng, limbs):
     """convmul below, at and above the widths from which its convolution phase
-    interleaves a block's instances (``conv_interleave_instances``, at most 4 per
-    block: full products from 64 limbs, low halves from 128; 172 limbs, 3 per block),
-    with partial blocks, special values and squares."""
+    interleaves a block's instances: full products from 64 limbs (at most
+    ``conv_interleave_instances`` = 4 per block), low halves from 64 with their rows
+    padded up to 124 (5-8 per block, ``conv_interleave_padded_instances``), unpadded
+    from 128 (172 limbs, 3 per block), with partial blocks, special values and squares."""
     a, b, A, B = pairs_for(rng, 64 * limbs, 7)
     check_products(ctx, a, b, A, B, 64 * limbs, MUL_CLASSICAL)
 

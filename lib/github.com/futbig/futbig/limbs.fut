@@ -76,6 +76,33 @@ def load_limbs [k] (xs: [k]u64) (off: i64) (g: i64) : [4*g]u64 =
   -- reads (which would materialise each quad again in shared memory).
   in opaque (x0 ++ x1 ++ x2 ++ x3 :> [4*g]u64)
 
+-- | `ipb` rows of `m` limbs starting at limb `off` of the flat global array
+-- `xs` (limbs past its end read as 0), staged in a block-local array with
+-- the rows `stride` limbs apart (`m <= stride <= m + m/4`, zeros between
+-- them).  With `stride = m + 1` the rows of consecutive instances start in
+-- consecutive banks of shared memory, so threads reading the same limb of
+-- several instances do not conflict.  As in `load_limbs`, each of the maps
+-- has at most `g = ipb*m/4` elements (a block-level kernel gets as many
+-- threads as its widest map: one map over all `ipb*stride` limbs made the
+-- blocks four times as large and convmul twice as slow on an H100) and
+-- reads consecutive limbs with consecutive threads.
+def load_rows [k] (xs: [k]u64) (off: i64) (ipb: i64) (m: i64) (stride: i64) : [ipb*stride]u64 =
+  let g = ipb * (m / 4)
+  -- Element `e` is limb `j` of row `s`, at `off + e - s` in `xs`.
+  let get (e: i64) =
+    let s = quot32 e stride
+    let j = e - s * stride
+    let i = off + e - s
+    -- Indices are in bounds by the explicit test; #[unsafe] drops the check.
+    in #[unsafe] if j < m && i < k then xs[i] else 0
+  let x0 = tabulate g (\e -> get e)
+  let x1 = tabulate g (\e -> get (g + e))
+  let x2 = tabulate g (\e -> get (2*g + e))
+  let x3 = tabulate g (\e -> get (3*g + e))
+  let x4 = tabulate (ipb * (stride - m)) (\e -> get (4*g + e))
+  -- `opaque` as in `load_limbs`.
+  in opaque (x0 ++ x1 ++ x2 ++ x3 ++ x4 :> [ipb*stride]u64)
+
 -- | The quad of limbs `j .. j+3` of the flat global array `xs`, zeros past
 -- its end (`j` and `k` are multiples of 4).  A thread reading its quad
 -- straight from global memory reads one whole 32-byte sector, so nothing is

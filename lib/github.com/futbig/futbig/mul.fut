@@ -125,29 +125,39 @@ local def pair_operands (np: i64) (pair: i64 -> quad) (tl: i64) : (quad, quad) =
 -- `tl` has `2tl+1` terms) and waits for its longest; with the instances
 -- interleaved, the lanes of a warp hold the same pair of several
 -- instances, but read them at the same offset of shared memory, where rows
--- of a multiple of 16 limbs fall in one bank (`conv_interleave`).
+-- of a multiple of 16 limbs fall in one bank unless staged `m + 1` limbs
+-- apart (`conv_interleave`).
 local def conv_thread (seg: i64) (v: i64) (e: i64) : (i64, i64) =
   if v == 1 then (rem32 e seg, quot32 e seg) else (quot32 e v, rem32 e v)
 
 local def conv_element (seg: i64) (v: i64) (tl: i64) (s: i64) : i64 =
   if v == 1 then s * seg + tl else tl * v + s
 
--- Instances interleaved in the convolution phase of a block of `ipb`.
-local def conv_interleave (ipb: i64) : i64 = if ipb <= conv_interleave_instances then ipb else 1
+-- Instances interleaved in the convolution phase of a block of `ipb`, whose
+-- rows are `padded` (staged `m + 1` limbs apart) or not.
+local def conv_interleave (padded: bool) (ipb: i64) : i64 =
+  if ipb <= (if padded then conv_interleave_padded_instances else conv_interleave_instances)
+  then ipb else 1
+
+-- Whether `lo_convmul` stages the rows of a block of `ipb` instances `m +
+-- 1` limbs apart: where only padded rows are interleaved.
+local def conv_pad_rows (ipb: i64) : bool =
+  ipb > conv_interleave_instances && ipb <= conv_interleave_padded_instances
 
 -- The pairs of a product, `pair x y p` (`conv_pair m`, or for squares
 -- `conv_sqr_pair m`, which ignores `y`).
 local type^ pairs = (i64 -> u64) -> (i64 -> u64) -> i64 -> quad
 
 -- Low halves for the `ipb` instances of a block by `pair` (see
--- `mul_lo_quads_with`).
-local def lo_quads_by 'a [k] (pair_of: pairs) (m: i64) (g: i64) (finish: i64 -> quad -> bool -> a)
+-- `mul_lo_quads_with`), whose rows are `stride` limbs apart in `xs` and
+-- `ys`.
+local def lo_quads_by 'a [k] (pair_of: pairs) (m: i64) (stride: i64) (g: i64) (finish: i64 -> quad -> bool -> a)
                              (xs: [k]u64) (ys: [k]u64) : [g]a =
   let seg = m / 4
-  let v = conv_interleave (g / seg)
+  let v = conv_interleave (stride > m) (g / seg)
   let (lows, highs) =
     tabulate g (\e -> let (tl, s) = conv_thread seg v e
-                      let off = s * m
+                      let off = s * stride
                       -- Reads are within the instance at `off`.
                       let x j = #[unsafe] xs[off + j]
                       let y j = #[unsafe] ys[off + j]
@@ -167,18 +177,14 @@ local def lo_quads_by 'a [k] (pair_of: pairs) (m: i64) (g: i64) (finish: i64 -> 
 -- `add_quads_with`.
 def mul_lo_quads_with 'a [k] (m: i64) (g: i64) (finish: i64 -> quad -> bool -> a)
                              (xs: [k]u64) (ys: [k]u64) : [g]a =
-  lo_quads_by (conv_pair m) m g finish xs ys
-
--- | Low halves of squares `x*x mod 2^(64m)`, as `mul_lo_quads_with`.
-def sqr_lo_quads_with 'a [k] (m: i64) (g: i64) (finish: i64 -> quad -> bool -> a) (xs: [k]u64) : [g]a =
-  lo_quads_by (\x _ -> conv_sqr_pair m x) m g finish xs xs
+  lo_quads_by (conv_pair m) m m g finish xs ys
 
 -- Full products for the `ipb` instances of a block by `pair` (see
 -- `mul_full_quads`).
 local def full_quads_by [k] (pair_of: pairs) (m: i64) (g: i64) (xs: [k]u64) (ys: [k]u64) : [g*2]quad =
   let seg = m / 2
   let q = m / 4
-  let v = conv_interleave ((g * 2) / seg)
+  let v = conv_interleave false ((g * 2) / seg)
   let (lows, highs) =
     tabulate (g*2) (\e -> let (tl, s) = conv_thread seg v e
                           let off = s * m
@@ -345,7 +351,8 @@ local def mul_thread_upto [n][m] (limit: i64) (f: i64) (mo: i64) (bits: i64) (a:
   else otherwise ()
 
 -- `a*b mod 2^bits`, or with `square` (a constant) `a*a`, by the
--- block-level convmul, several instances per block.  Inlined, so that
+-- block-level convmul, several instances per block, their rows staged `m +
+-- 1` limbs apart where `conv_pad_rows` says so.  Inlined, so that
 -- `square` is a constant in each kernel: kept as a function of two calls
 -- (as when the attribute was written before `local`, where the compiler
 -- ignores it), its one kernel held both branches, and the 4096-limb low
@@ -358,11 +365,14 @@ local #[inline] def lo_convmul [n][m] (square: bool) (bits: i64) (a: [n][m]u64) 
   let mask i (w0, w1, w2, w3) _ =
     let l = rem32 (4 * i) m
     in (mask_limb bits l w0, mask_limb bits (l+1) w1, mask_limb bits (l+2) w2, mask_limb bits (l+3) w3)
+  let stride = if conv_pad_rows ipb then m + 1 else m
+  let load xf off = if stride > m then load_rows xf off ipb m stride
+                    else load_limbs xf off g :> [ipb*stride]u64
   in block_map (num_blocks n ipb)
                (\blk -> let off = blk * (ipb * m)
-                        let xs = load_limbs af off g
-                        in store_quads (if square then sqr_lo_quads_with m g mask xs
-                                        else mul_lo_quads_with m g mask xs (load_limbs bf off g))
+                        let xs = load af off
+                        in store_quads (if square then lo_quads_by (\x _ -> conv_sqr_pair m x) m stride g mask xs xs
+                                        else lo_quads_by (conv_pair m) m stride g mask xs (load bf off))
                            :> [ipb*m]u64)
      |> unblock n m
 
@@ -372,7 +382,7 @@ def mul_lo_convmul [n][m] (bits: i64) (a: [n][m]u64) (b: [n][m]u64) : [n][m]u64 
   lo_convmul false bits a b
 
 -- | `a*a mod 2^bits` by the block-level convmul's squares
--- (`sqr_lo_quads_with`, about half the products of `mul_lo_convmul`).
+-- (`conv_sqr_pair`, about half the products of `mul_lo_convmul`).
 def sqr_lo_convmul [n][m] (bits: i64) (a: [n][m]u64) : [n][m]u64 =
   lo_convmul true bits a a
 

@@ -37,6 +37,8 @@ entry test_mul_limb_small [n][m] (bits: i64) (a: [n][m]u64) (d: [n]u64) = mul_li
 -- input { 18u64 9i64 36i64 2300i64 }  output { true }
 -- input { 10u64 17i64 64i64 4096i64 } output { true }
 -- input { 11u64 17i64 68i64 4160i64 } output { true }
+-- input { 19u64 13i64 124i64 7900i64 } output { true }
+-- input { 20u64 11i64 96i64 6144i64 } output { true }
 -- input { 12u64 5i64 256i64 16320i64 } output { true }
 -- input { 13u64 2i64 1000i64 64000i64 } output { true }
 -- input { 14u64 2i64 2052i64 131328i64 } output { true }

@@ -50,6 +50,16 @@ def mul_block_threads : i64 = 128
 -- bits 27662 / 29054, `mul_full` 4096 bits 28684 / 30483.
 def conv_interleave_instances : i64 = 4
 
+-- | Most instances per block that convmul's low halves interleave with
+-- their rows staged `m + 1` limbs apart in shared memory (mul.fut,
+-- `conv_pad_rows`, from `conv_interleave_instances + 1`), so that the rows
+-- of consecutive instances start in consecutive banks.  H100, 2026-12-07,
+-- copies of the block code (bench/results/h100-convmul-padded.log), us per
+-- 2^32-bit batch: 4096 bits (8 a block) consecutive 3859, all interleaved
+-- unpadded 5050, padded 3237; 2048 bits (16) consecutive 2205, padded in
+-- groups of 8 2284.  Full products gained nothing from padding.
+def conv_interleave_padded_instances : i64 = 8
+
 -- | Widths (limbs) up to which `mul_lo` runs one instance per thread
 -- (every multiple of 4 up to it has a kernel); convmul above.  H100,
 -- 2026-11-27, us per 2^32-bit batch, the kernels alone, per thread on
