@@ -88,11 +88,11 @@ def load_limbs [k] (xs: [k]u64) (off: i64) (g: i64) : [4*g]u64 =
 -- reads consecutive limbs with consecutive threads.
 def load_rows [k] (xs: [k]u64) (off: i64) (ipb: i64) (m: i64) (stride: i64) : [ipb*stride]u64 =
   let g = ipb * (m / 4)
-  -- Element `e` is limb `j` of row `s`, at `off + e - s` in `xs`.
+  -- Element `e` is limb `j` of row `s`.
   let get (e: i64) =
     let s = quot32 e stride
     let j = e - s * stride
-    let i = off + e - s
+    let i = off + s * m + j
     -- Indices are in bounds by the explicit test; #[unsafe] drops the check.
     in #[unsafe] if j < m && i < k then xs[i] else 0
   let x0 = tabulate g (\e -> get e)

@@ -20,6 +20,21 @@ entry test_mul_full_small [n][m] (a: [n][m]u64) (b: [n][m]u64) = mul_full false 
 -- output { [[18446744073709551360u64, 255u64, 0u64, 0u64]] [255u64] }
 entry test_mul_limb_small [n][m] (bits: i64) (a: [n][m]u64) (d: [n]u64) = mul_limb bits a d
 
+-- `load_rows` (limbs.fut), convmul's padded staging: rows of 4 limbs 5
+-- apart, zeros between them and past the end of the array; and unpadded.
+-- ==
+-- entry: test_load_rows
+-- input { [1u64, 2u64, 3u64, 4u64, 5u64, 6u64, 7u64, 8u64, 9u64, 10u64] 2i64 2i64 4i64 5i64 }
+-- output { [3u64, 4u64, 5u64, 6u64, 0u64, 7u64, 8u64, 9u64, 10u64, 0u64] }
+-- input { [1u64, 2u64, 3u64, 4u64, 5u64, 6u64, 7u64, 8u64, 9u64, 10u64] 4i64 2i64 4i64 5i64 }
+-- output { [5u64, 6u64, 7u64, 8u64, 0u64, 9u64, 10u64, 0u64, 0u64, 0u64] }
+-- input { [1u64, 2u64, 3u64, 4u64, 5u64, 6u64, 7u64, 8u64, 9u64, 10u64] 0i64 2i64 4i64 4i64 }
+-- output { [1u64, 2u64, 3u64, 4u64, 5u64, 6u64, 7u64, 8u64] }
+-- input { [1u64, 2u64, 3u64, 4u64, 5u64, 6u64, 7u64, 8u64, 9u64, 10u64] 1i64 3i64 4i64 5i64 }
+-- output { [2u64, 3u64, 4u64, 5u64, 0u64, 6u64, 7u64, 8u64, 9u64, 0u64, 10u64, 0u64, 0u64, 0u64, 0u64] }
+entry test_load_rows [k] (xs: [k]u64) (off: i64) (ipb: i64) (m: i64) (stride: i64) : []u64 =
+  load_rows xs off ipb m stride
+
 -- Self-checking: (seed, n, m, bits).
 -- ==
 -- entry: test_mul_lo test_sqr_lo test_mul_full test_sqr_full test_mul_limb
