@@ -366,6 +366,7 @@ local #[inline] def lo_convmul [n][m] (square: bool) (bits: i64) (a: [n][m]u64) 
     let l = rem32 (4 * i) m
     in (mask_limb bits l w0, mask_limb bits (l+1) w1, mask_limb bits (l+2) w2, mask_limb bits (l+3) w3)
   let stride = if conv_pad_rows ipb then m + 1 else m
+  -- Unpadded rows by `load_limbs`, which needs no division per limb.
   let load xf off = if stride > m then load_rows xf off ipb m stride
                     else load_limbs xf off g :> [ipb*stride]u64
   in block_map (num_blocks n ipb)

@@ -47,9 +47,10 @@ def mul_block_threads : i64 = 128
 -- 6468, 8192 (2) 13224 / 11255.  Interleaved in groups of 2 or 4
 -- (H100, 2026-12-07, copies of the block code): `mul_lo` 2048 bits 2477 /
 -- 2481 against 2205 consecutive, 4096 bits groups of 4 3473 against 3859
--- (and 3237 all padded: `conv_interleave_padded_instances`).  On one core (`c`, 2^24-bit
--- batches, a shared machine) interleaving 4 cost about 5%: `mul_lo` 8192
--- bits 27662 / 29054, `mul_full` 4096 bits 28684 / 30483.
+-- (and 3237 all padded: `conv_interleave_padded_instances`).  On one
+-- core (`c`, 2^24-bit batches, a shared machine) interleaving 4 cost about
+-- 5%: `mul_lo` 8192 bits 27662 / 29054, `mul_full` 4096 bits 28684 /
+-- 30483.
 def conv_interleave_instances : i64 = 4
 
 -- | Most instances per block that convmul's low halves interleave with
