@@ -50,7 +50,7 @@ DEFAULT_BITS = [1, 2, 63, 64, 65, 127, 128, 200, 255, 256, 257, 511, 512, 513, 7
                 1536, 2048, 2049, 4096, 4097, 8192, 16383, 65536, 65537, 131072, 131073, 262144, 262145]
 # The multiplication ladder's switches to the NTT (lib/github.com/futbig/futbig/thresholds.fut, GPU and CPU): one storage step
 # (4 limbs) below, at, and just above each.
-NTT_SWITCH_LIMBS = [160, 216, 272, 320, 368, 456, 480, 600]
+NTT_SWITCH_LIMBS = [216, 272, 408, 448, 480, 848, 1792, 2048]
 DEFAULT_BITS = sorted(set(DEFAULT_BITS + [b for s in NTT_SWITCH_LIMBS for b in (64 * (s - 4), 64 * s, 64 * s + 1)]))
 
 Case = tuple  # the operands and extras of one instance, as ints

@@ -230,6 +230,47 @@ def mul_row [m] (mo: i64) (xs: [m]u64) (ys: [m]u64) : [mo]u64 =
   let (s, _) = add_row carry_none ls (shift 1 hs)
   in (add_row carry_none s (shift 2 cs)).0
 
+-- The low `mo` limbs (`mo <= 2m`) of the sum of the products `x_i y_j
+-- B^(i+j)` with `j >= i + 1` if `upper`, else of all of them (`x*y`),
+-- one instance, sequentially: a row `x_i * y` added into the result per
+-- limb of `x` (operand scanning).
+local def row_products [m] (upper: bool) (mo: i64) (x: [m]u64) (y: [m]u64) : *[mo]u64 =
+  loop r = replicate mo 0 for i < i64.min m mo do
+    let xi = x[i]
+    let j0 = if upper then i + 1 else 0
+    -- Row i ends at limb i + m, whose carry lands on a zero limb.
+    let (r, c) =
+      loop (r, c) = (r, 0u64) for t < i64.min m (mo - i) - j0 do
+        let j = j0 + t
+        -- i + j < mo and j < m by the bounds of the loops.
+        in #[unsafe] let (s, c) = mul_add xi y[j] r[i + j] c in (r with [i + j] = s, c)
+    in if i + m < mo then r with [i + m] = c else r
+
+-- | Low `mo` limbs (`mo <= 2m`) of `x*y` for one instance, sequentially,
+-- a 64x64->128-bit product and two carries a limb product: the CPU
+-- backends' classical multiplication (`mul_by_rows`), about three times
+-- as fast there as the GPU's per-thread and convmul kernels.
+def mul_seq [m] (mo: i64) (x: [m]u64) (y: [m]u64) : [mo]u64 =
+  row_products false mo x y
+
+-- | Low `mo` limbs (`mo <= 2m`) of `x*x` for one instance, sequentially:
+-- the products `x_i x_j` with `i < j` once, then all of them doubled and
+-- the squares `x_i^2` added (about half the limb products of `mul_seq`).
+def sqr_seq [m] (mo: i64) (x: [m]u64) : [mo]u64 =
+  let cross = row_products true mo x x
+  -- Limb k of 2*cross + sum x_i^2 B^(2i): the doubled limb takes the top
+  -- bit of the limb below; the carry is at most 2.
+  let square k = let xi = x[k / 2] in if k % 2 == 0 then xi * xi else u64.mul_hi xi xi
+  let (r, _, _) =
+    loop (r, below, c) = (cross, 0u64, 0u64) for k < mo do
+      let v = r[k]
+      let d = (v << 1) | (below >> 63)
+      let q = if k / 2 < m then square k else 0
+      let t = d + q
+      let s = t + c
+      in (r with [k] = s, v, u64.bool (t < d) + u64.bool (s < t))
+  in r
+
 -- One instance per thread, for small widths: each thread computes its
 -- product column by column (product scanning) with the operands and the
 -- result in registers, without convmul's carry scan across threads.  The
@@ -424,10 +465,12 @@ local def mul_lo_blocks [n][m] (bits: i64) (a: [n][m]u64) (b: [n][m]u64) : [n][m
 local def mul_full_blocks [n][m] (a: [n][m]u64) (b: [n][m]u64) : [n][m*2]u64 =
   mul_thread_upto thread_mul_full_limbs 2 (m*2) (64 * (m*2)) a b (\() -> mul_full_convmul a b)
 
--- `a*b mod 2^bits` by classical multiplication: block-level kernels up to
--- `max_block_limbs`, per-row code above.
-local def mul_lo_classical [n][m] (bits: i64) (a: [n][m]u64) (b: [n][m]u64) : [n][m]u64 =
-  if m <= max_block_limbs then mul_lo_blocks bits a b
+-- `a*b mod 2^bits` by classical multiplication: on a CPU row loops
+-- (`mul_by_rows`), else block-level kernels up to `max_block_limbs`,
+-- per-row code above.
+local def mul_lo_classical [n][m] (cpu: bool) (bits: i64) (a: [n][m]u64) (b: [n][m]u64) : [n][m]u64 =
+  if mul_by_rows cpu then map2 (\x y -> mask_row bits (mul_seq m x y)) a b
+  else if m <= max_block_limbs then mul_lo_blocks bits a b
   else map2 (\x y -> mask_row bits (mul_row m x y)) a b |> row_major
 
 -- Full products of operands too wide for one block product but within
@@ -444,9 +487,10 @@ local def mul_full_halves [n][m] (cpu: bool) (a: [n][m]u64) (b: [n][m]u64) : [n]
   let with_mid mid acc = (add cpu (64 * (m*2)) acc (window (m*2) (-h) (m*2) mid)).0
   in outer |> with_mid (mul_full_convmul al bh) |> with_mid (mul_full_convmul ah bl)
 
--- The exact products by classical multiplication.
+-- The exact products by classical multiplication (as `mul_lo_classical`).
 local def mul_full_classical [n][m] (cpu: bool) (a: [n][m]u64) (b: [n][m]u64) : [n][m*2]u64 =
-  if m*2 <= max_block_limbs then mul_full_blocks a b
+  if mul_by_rows cpu then map2 (mul_seq (m*2)) a b
+  else if m*2 <= max_block_limbs then mul_full_blocks a b
   else if m <= max_block_limbs then mul_full_halves cpu a b
   else map2 (mul_row (m*2)) a b |> row_major
 
@@ -477,7 +521,7 @@ local def picks_ntt (method: i64) (from: i64) (m: i64) : bool =
 #[noinline]
 def mul_lo_by [n][m] (cpu: bool) (method: i64) (bits: i64) (a: [n][m]u64) (b: [n][m]u64) : [n][m]u64 =
   if picks_ntt method (ntt_lo_limbs cpu) m then mul_lo_ntt bits a b
-  else mul_lo_classical bits a b
+  else mul_lo_classical cpu bits a b
 
 -- | The exact products (`2m` limbs) by `method`, switching at
 -- `ntt_full_limbs cpu`.
@@ -494,14 +538,15 @@ local def thread_width (limit: i64) (m: i64) : bool = m % 4 == 0 && m >= 4 && m 
 
 -- | `a*a mod 2^bits` by `method`: the NTT transforms `a` once (a third
 -- fewer transforms than a product), so it takes over at
--- `ntt_sqr_lo_limbs cpu`.  Classically the square's own convolutions
--- (`sqr_lo_convmul`) where convmul runs; at the widths of the per-thread
+-- `ntt_sqr_lo_limbs cpu`.  Classically, on a CPU `sqr_seq`; on the GPU
+-- the square's own convolutions (`sqr_lo_convmul`) where convmul runs; at the widths of the per-thread
 -- kernels and past the block kernels the product, by `mul_lo_by`'s copy
 -- of the classical kernels (an inlined copy here would double the code
 -- generated for the per-thread kernels).
 #[noinline]
 def sqr_lo_by [n][m] (cpu: bool) (method: i64) (bits: i64) (a: [n][m]u64) : [n][m]u64 =
   if picks_ntt method (ntt_sqr_lo_limbs cpu) m then sqr_lo_ntt bits a
+  else if mul_by_rows cpu then map (\x -> mask_row bits (sqr_seq m x)) a
   else if m <= max_block_limbs && !(thread_width thread_mul_limbs m) then sqr_lo_convmul bits a
   else mul_lo_by cpu mul_classical bits a a
 
@@ -510,6 +555,7 @@ def sqr_lo_by [n][m] (cpu: bool) (method: i64) (bits: i64) (a: [n][m]u64) : [n][
 #[noinline]
 def sqr_full_by [n][m] (cpu: bool) (method: i64) (a: [n][m]u64) : [n][m*2]u64 =
   if picks_ntt method (ntt_sqr_full_limbs cpu) m then sqr_full_ntt a
+  else if mul_by_rows cpu then map (sqr_seq (m*2)) a
   else if m*2 <= max_block_limbs && !(thread_width thread_mul_full_limbs m) then sqr_full_convmul a
   else mul_full_by cpu mul_classical a a
 

@@ -93,6 +93,28 @@ entry test_sqr_full (seed: u64) (n: i64) (m: i64) (bits: i64) : bool =
   let a = gen seed n m bits
   in all_eq (sqr_full_by false mul_classical a) (map2 ref_mul a a)
 
+-- The CPU backends' classical multiplication (`mul_by_rows`: `mul_seq`,
+-- `sqr_seq`), products and squares, low halves and full, at widths that
+-- are not multiples of 4 and odd bit widths.
+-- ==
+-- entry: test_rows
+-- input { 41u64 3i64 1i64 64i64 }     output { true }
+-- input { 42u64 5i64 1i64 7i64 }      output { true }
+-- input { 43u64 0i64 2i64 128i64 }    output { true }
+-- input { 44u64 7i64 3i64 150i64 }    output { true }
+-- input { 45u64 9i64 4i64 256i64 }    output { true }
+-- input { 46u64 9i64 5i64 300i64 }    output { true }
+-- input { 47u64 5i64 33i64 2100i64 }  output { true }
+-- input { 48u64 4i64 64i64 4096i64 }  output { true }
+-- input { 49u64 3i64 129i64 8200i64 } output { true }
+
+entry test_rows (seed: u64) (n: i64) (m: i64) (bits: i64) : bool =
+  let (a, b) = operands seed n m bits
+  in lo_ok bits a b (mul_lo_by true mul_classical bits a b)
+     && sqr_lo_ok bits a (sqr_lo_by true mul_classical bits a)
+     && full_ok a b (mul_full_by true mul_classical a b)
+     && all_eq (sqr_full_by true mul_classical a) (map2 ref_mul a a)
+
 -- `mul_lo` and `mul_full` around the per-thread widths (up to
 -- `thread_mul_limbs` = 32 and `thread_mul_full_limbs` = 28), with partial
 -- last blocks (128 instances a block) and odd bit widths; above them they

@@ -63,6 +63,17 @@ def conv_interleave_instances : i64 = 4
 -- groups of 8 2284.  Full products gained nothing from padding.
 def conv_interleave_padded_instances : i64 = 8
 
+-- | Whether classical multiplication (products and squares, low halves
+-- and full) runs one instance per task by row loops (mul.fut's `mul_seq`,
+-- `sqr_seq`) instead of the GPU's per-thread and convmul kernels: on a CPU
+-- a 64x64->128-bit product per limb pair beats both the 28-bit digits and
+-- convmul's 32-bit partial products (`c`, one core, 2026-12-07, us per
+-- 2^17-bit batch, library / rows: `mul_lo` 4 limbs 381 / 81, 8 limbs 501
+-- / 132, 32 limbs 1072 / 380; per 2^24-bit batch, 64 limbs 2396 / 763,
+-- 256 limbs 7918 / 2989; `mul_full` 64 limbs 5120 / 1283, 256 limbs 12679
+-- / 7673).  Per thread on the GPU the rows would sit in global memory.
+def mul_by_rows (cpu: bool) : bool = cpu
+
 -- | Widths (limbs) up to which `mul_lo` runs one instance per thread
 -- (every multiple of 4 up to it has a kernel); convmul above.  H100,
 -- 2026-11-27, us per 2^32-bit batch, the kernels alone, per thread on
@@ -113,19 +124,21 @@ def ntt_block_log : i64 = 14
 -- 2026-11-28, us per 2^32-bit batch: convmul 9726 at 256 limbs and 18580 at
 -- 512, NTT 17147 at 512 limbs with its twiddles loaded once per pass; the
 -- NTT's 19631 for 513-1024 limbs passes convmul at about 540).  On the CPU
--- (multicore, 2 cores, 2^23-bit batches, 2026-11-28, idle machine): classical
--- 25548 us at 512 limbs, NTT 28149 for 257-512 limbs and 29812 for 513-1024,
--- which classical passes at about 600 limbs.
-def ntt_lo_limbs (cpu: bool) : i64 = if cpu then 600 else 480
+-- (multicore, 2 cores, 2^23-bit batches, 2026-12-07, `python -m futbig
+-- bench`, classical by row loops, `mul_by_rows`): classical / NTT 43075 /
+-- 60139 us at 1024 limbs, 80617 / 83947 at 2048 (600 limbs while classical
+-- was convmul, 2026-11-28).
+def ntt_lo_limbs (cpu: bool) : i64 = if cpu then 2048 else 480
 
 -- | Widths (limbs) from which `mul_full` multiplies by the NTT: classical
 -- full products cost about twice the low half, the NTT's the same.  GPU
 -- (H200, 2026-11-28): interleaved convmul 11255 us at 128 limbs and 20978
 -- at 256, the NTT about 17700 for 129-256 limbs (its 2026-11-23 figure
 -- less the 11% its twiddle loads saved at 512 limbs): they cross at
--- about 213.  CPU (as for `ntt_lo_limbs`): classical 24885 at 256 limbs, NTT
--- 29901 for 129-256 limbs and 30975 for 257-512: they cross at about 320.
-def ntt_full_limbs (cpu: bool) : i64 = if cpu then 320 else 216
+-- about 213.  CPU (as for `ntt_lo_limbs`, 2026-12-07): classical / NTT
+-- 31338 / 48735 at 256 limbs, 61779 / 55199 at 512; classical grows
+-- linearly, so they cross at about 450 (320 while classical was convmul).
+def ntt_full_limbs (cpu: bool) : i64 = if cpu then 448 else 216
 
 -- | Widths (limbs) from which `sqr_lo` squares by the NTT (one forward
 -- transform per prime instead of two).  GPU (H200, 2026-12-02, classical
@@ -135,15 +148,17 @@ def ntt_full_limbs (cpu: bool) : i64 = if cpu then 320 else 216
 -- 19597, 768 limbs 14248 / 16684, 1024 limbs 18336 / 12913; classical
 -- grows about linearly, the NTT's square for 513-1024 limbs falls as
 -- 1/m: they cross at about 850 (368 when classical squares were
--- products).  CPU (multicore, 2 cores, 2^23-bit batches, 2026-11-28, the
--- product as classical square): classical 13122 us at 256 limbs and 25562
--- at 512, NTT 23404 for 257-512 limbs: about 456.
-def ntt_sqr_lo_limbs (cpu: bool) : i64 = if cpu then 456 else 848
+-- products).  CPU (as for `ntt_lo_limbs`, 2026-12-07, classical by
+-- `sqr_seq`): classical / NTT 26581 / 38864 at 1024 limbs, 60913 / 50114
+-- at 2048: about 1792 (456 when the classical square was convmul's
+-- product).
+def ntt_sqr_lo_limbs (cpu: bool) : i64 = if cpu then 1792 else 848
 
 -- | Widths (limbs) from which `sqr_full` squares by the NTT.  GPU (as for
 -- `ntt_sqr_lo_limbs`, 2026-12-02, classical / NTT): 256 limbs 12051 /
 -- 12952, 320 limbs 14938 / 19240, 384 limbs 16021 / 16710, 512 limbs
--- 19970 / 13491: they cross at about 410 (160 before).
+-- 19970 / 13491: they cross at about 410 (160 before).  CPU: not
+-- measured since classical squares run `sqr_seq` (2026-12-07).
 def ntt_sqr_full_limbs (cpu: bool) : i64 = if cpu then 272 else 408
 
 -- | Instances (threads) per block of the per-thread multiplication
