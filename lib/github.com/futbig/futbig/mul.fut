@@ -539,10 +539,10 @@ local def thread_width (limit: i64) (m: i64) : bool = m % 4 == 0 && m >= 4 && m 
 -- | `a*a mod 2^bits` by `method`: the NTT transforms `a` once (a third
 -- fewer transforms than a product), so it takes over at
 -- `ntt_sqr_lo_limbs cpu`.  Classically, on a CPU `sqr_seq`; on the GPU
--- the square's own convolutions (`sqr_lo_convmul`) where convmul runs; at the widths of the per-thread
--- kernels and past the block kernels the product, by `mul_lo_by`'s copy
--- of the classical kernels (an inlined copy here would double the code
--- generated for the per-thread kernels).
+-- the square's own convolutions (`sqr_lo_convmul`) where convmul runs, and
+-- at the widths of the per-thread kernels and past the block kernels the
+-- product, by `mul_lo_by`'s copy of the classical kernels (an inlined copy
+-- here would double the code generated for the per-thread kernels).
 #[noinline]
 def sqr_lo_by [n][m] (cpu: bool) (method: i64) (bits: i64) (a: [n][m]u64) : [n][m]u64 =
   if picks_ntt method (ntt_sqr_lo_limbs cpu) m then sqr_lo_ntt bits a
